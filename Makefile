@@ -1,0 +1,106 @@
+# Herd build. `make` builds build/bin; `make test` builds a sanitized tree
+# (build/asan) and runs the unit and integration tests against it.
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
+LIBS_EV := -levent -ljansson -lmunge
+LIBS_DB := -lsqlite3
+
+ifeq ($(SAN),1)
+B       := build/asan
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+else
+B       := build
+endif
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) -Isrc -MMD -MP
+
+COMMON_SRC := $(wildcard src/common/*.c)
+SCHED_SRC  := $(wildcard src/sched/*.c)
+CTLD_SRC   := $(wildcard src/ctld/*.c)
+NODED_SRC  := $(wildcard src/noded/*.c)
+CMD_SRC    := $(wildcard src/cmd/*.c)
+SIM_SRC    := $(wildcard src/sim/*.c)
+UNIT_SRC   := $(wildcard tests/unit/*.c)
+
+obj = $(patsubst src/%.c,$(B)/obj/%.o,$(1))
+
+COMMON_LIB := $(B)/lib/libherdcommon.a
+SCHED_LIB  := $(B)/lib/libherdsched.a
+CLIENT_LINKS := sbatch squeue sinfo scancel
+
+BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd
+UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
+
+.PHONY: all clean test unit integration demo deps bench links
+all: $(BINS) links
+
+links: $(B)/bin/herd
+	@for l in $(CLIENT_LINKS); do ln -sf herd $(B)/bin/$$l; done
+
+$(B)/obj/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(COMMON_LIB): $(call obj,$(COMMON_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+$(SCHED_LIB): $(call obj,$(SCHED_SRC))
+	@mkdir -p $(dir $@)
+	rm -f $@; ar rcs $@ $^
+
+$(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(SCHED_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -lm
+
+$(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) -ldl -lm
+
+# The client: sbatch, squeue, ... are links to it; it links no SQLite and no
+# scheduler. `herd sim` is the exception that needs the scheduler core.
+$(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) -lz -lm
+
+# Each unit test is one program; tests/unit/NAME.c may link anything but the
+# daemons' main files.
+$(B)/tests/%: tests/unit/%.c $(SCHED_LIB) $(COMMON_LIB) $(filter-out %/main.c,$(call obj,$(CMD_SRC) $(CTLD_SRC)))
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
+	  $(filter-out $(B)/obj/cmd/herd.o,$(filter $(B)/obj/cmd/%.o,$^)) $(SCHED_LIB) $(COMMON_LIB) \
+	  -lcmocka $(LIBS_EV) -lz -lm
+
+unit-build: $(UNIT_BINS)
+
+deps:
+	@scripts/install-deps.sh
+
+test: deps
+	$(MAKE) SAN=1 all unit-build
+	@scripts/run-unit.sh build/asan/tests
+	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q tests/integration
+
+unit: deps
+	$(MAKE) SAN=1 all unit-build
+	@scripts/run-unit.sh build/asan/tests
+
+integration: deps
+	$(MAKE) SAN=1 all
+	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q tests/integration
+
+demo: deps
+	$(MAKE) all
+	@scripts/demo.sh
+
+bench: deps
+	$(MAKE) all
+	@bench/run
+
+clean:
+	rm -rf build
+
+-include $(shell find build -name '*.d' 2>/dev/null)

@@ -1,0 +1,85 @@
+/*
+ * conf: slurm.conf (and gres.conf beside it), the one configuration of a
+ * Herd cluster, in Slurm's syntax: "Key=Value" pairs, case-insensitive keys,
+ * '#' comments, a trailing '\' continues a line, `Include FILE` (relative to
+ * the including file's directory), hostlist expressions in NodeName=,
+ * PartitionName= Nodes=. NodeName=DEFAULT / PartitionName=DEFAULT set defaults
+ * for the lines after them, as in Slurm.
+ *
+ * A malformed line is an error "FILE:LINE: what is wrong"; an unknown key is a
+ * warning (logged with log_warnx, same FILE:LINE: prefix) and otherwise ignored.
+ */
+#ifndef HERD_CONF_H
+#define HERD_CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct conf_node {
+    char *name;
+    char *addr;            /* NodeAddr; default: the name */
+    int port;              /* Port; default: the SlurmdPort */
+    int cpus;              /* CPUs; default 1 */
+    uint64_t mem_mb;       /* RealMemory; default 1 */
+    int gpus;              /* from Gres=gpu[:type]:N (sum of gpu entries) */
+    char *gpu_type;        /* NULL when untyped */
+    char **gpu_files;      /* from gres.conf File=, ngpus entries or NULL */
+    char *state;           /* State=; default "UNKNOWN" (CLOUD, FUTURE, DOWN, DRAIN ...) */
+    int weight;            /* Weight; default 1 */
+    char *features;        /* Features=; NULL when none */
+};
+
+struct conf_part {
+    char *name;
+    char **nodes;          /* expanded names, each one of conf.nodes */
+    size_t nnodes;
+    bool is_default;       /* Default=YES */
+    int64_t max_time_min;  /* MaxTime; TIME_INFINITE (-1) by default */
+    int64_t default_time_min; /* DefaultTime; -1: MaxTime */
+    bool up;               /* State=UP (default) vs DOWN/INACTIVE/DRAIN */
+};
+
+struct conf {
+    char *path;
+    char *cluster_name;        /* ClusterName; default "cluster" */
+    char *ctld_host;           /* SlurmctldHost first value (name, "name(addr)" gives addr) */
+    char *ctld_addr;           /* address to reach it; default the host name */
+    int ctld_port;             /* SlurmctldPort; default 6817 */
+    int slurmd_port;           /* SlurmdPort; default 6818 */
+    char *state_save;          /* StateSaveLocation; default /var/spool/herd/ctld */
+    char *spool_dir;           /* SlurmdSpoolDir; default /var/spool/herd/d; "%n" -> node name */
+    char *log_file_ctld;       /* SlurmctldLogFile; NULL: stderr */
+    char *log_file_d;          /* SlurmdLogFile; "%n" -> node name */
+    char *pid_file_ctld;       /* SlurmctldPidFile */
+    char *pid_file_d;          /* SlurmdPidFile; "%n" -> node name */
+    char *gres_types;          /* GresTypes */
+    char *munge_socket;        /* AuthInfo=socket=PATH; NULL: MUNGE's default */
+    char *sched_type;          /* SchedulerType; default "sched/backfill" */
+    char *select_type;         /* SelectType; default "select/cons_tres" */
+    int kill_wait;             /* KillWait seconds; default 30 */
+    int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */
+    int min_job_age;           /* MinJobAge seconds; default 300 */
+    uint64_t def_mem_per_cpu;  /* DefMemPerCPU MB; 0 none */
+    struct conf_node *nodes;   /* one per node name, hostlists expanded */
+    size_t nnodes;
+    struct conf_part *parts;
+    size_t nparts;
+};
+
+/* Loads path (and gres.conf in the same directory, if present). On error,
+ * NULL and err holds "FILE:LINE: message". */
+struct conf *conf_load(const char *path, char *err, size_t errlen);
+void conf_destroy(struct conf *c);                  /* NULL is a no-op */
+
+const struct conf_node *conf_node_find(const struct conf *c, const char *name);
+const struct conf_part *conf_part_find(const struct conf *c, const char *name);
+const struct conf_part *conf_part_default(const struct conf *c); /* NULL if none */
+
+/* The slurm.conf the commands use: $SLURM_CONF, else /etc/herd/slurm.conf. */
+const char *conf_default_path(void);
+
+/* Replaces %n in a path pattern with a node name; caller frees. */
+char *conf_expand_node(const char *pattern, const char *node);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * http: the one protocol, HTTP/1.1 with JSON bodies, over libevent's evhttp.
+ *
+ * Server: one route table {method, pattern, handler, role}; patterns are
+ * literal paths with "{}" segments that match one path segment each
+ * ("/v1/jobs/{}"); matched segments reach the handler in req->args. The
+ * caller is identified before the handler runs (SO_PEERCRED on Unix sockets,
+ * MUNGE on TCP; a TCP request without a valid credential gets 401). Bodies
+ * that are not JSON objects get 400; an unknown path 404. A handler replies
+ * with http_reply()/http_reply_error(), now or later (group commit): evhttp
+ * frees a request whose client went away once it is replied to, so every
+ * request must be replied to exactly once.
+ *
+ * Client (async, for daemon to daemon): http_call() sends a JSON request over
+ * TCP with a fresh MUNGE credential and calls back with the status and the
+ * parsed body (status 0: no answer).
+ */
+#ifndef HERD_HTTP_H
+#define HERD_HTTP_H
+
+#include <jansson.h>
+#include <stdbool.h>
+
+#include "common/auth.h"
+
+struct event_base;
+struct evhttp_request;
+struct http_server;
+
+enum http_role {
+    HTTP_ROLE_USER,        /* any authenticated caller */
+    HTTP_ROLE_ROOT,        /* uid 0 (node agents, the controller) */
+};
+
+struct http_req {
+    struct evhttp_request *ev;
+    struct auth_id who;
+    bool via_tcp;
+    json_t *body;          /* the request body; an empty object when none */
+    const char *args[4];   /* the "{}" segments, in order */
+    char argbuf[256];
+    const char *query;     /* raw query string or NULL */
+    void *ctx;             /* the server's ctx */
+};
+
+typedef void (*http_handler)(struct http_req *r);
+
+struct http_route {
+    const char *method;    /* "GET", "POST", "DELETE" */
+    const char *pattern;
+    http_handler fn;
+    enum http_role role;
+};
+
+struct http_server *http_server_create(struct event_base *base, const struct http_route *routes,
+                                       size_t nroutes, void *ctx, const char *munge_socket);
+void http_server_destroy(struct http_server *s);
+
+/* Listens on a Unix socket (mode 0666: callers are told apart by
+ * SO_PEERCRED); an existing socket file is replaced. 0 or -1 with errno. */
+int http_server_listen_unix(struct http_server *s, const char *path);
+/* Listens on TCP addr:port; port 0 picks one; returns the bound port or -1. */
+int http_server_listen_tcp(struct http_server *s, const char *addr, int port);
+
+/* Replies and frees r (body is stolen, NULL means {}). */
+void http_reply(struct http_req *r, int status, json_t *body);
+/* {"error": msg, "code": code} with the given HTTP status; frees r. */
+void http_reply_error(struct http_req *r, int status, int code, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Looks up key in the query string ("a=1&b=2"); caller frees; NULL absent. */
+char *http_query_get(const struct http_req *r, const char *key);
+
+typedef void (*http_done)(int status, json_t *body, void *arg);
+
+/* Sends method path with body (stolen; NULL: none) to addr:port over TCP,
+ * with a MUNGE credential; done(status, body, arg) is called once, body is
+ * borrowed for the call. timeout_s bounds the whole exchange. */
+void http_call(struct event_base *base, const char *munge_socket, const char *addr, int port,
+               const char *method, const char *path, json_t *body, int timeout_s,
+               http_done done, void *arg);
+
+#endif

@@ -1,0 +1,125 @@
+/*
+ * sched: the pure scheduling core. No I/O, no clock, no globals, no threads:
+ * the caller passes a snapshot of the cluster (nodes, partitions, running
+ * allocations, pending jobs in priority order) and `now`, and gets one
+ * decision per pending job back: start it now on these nodes, cores' worth of
+ * CPUs, memory and GPU indices, or the reason it waits. The controller and the
+ * simulator drive the same code; tests drive it directly.
+ *
+ * The input is borrowed for the duration of the call; the output is owned by
+ * the caller and freed with sched_output_free().
+ */
+#ifndef HERD_SCHED_H
+#define HERD_SCHED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SCHED_MAX_GPUS 64          /* GPU indices per node fit one uint64_t mask */
+
+enum sched_reason {
+    SCHED_NONE = 0,                /* starts now (or: feasible) */
+    SCHED_RESOURCES,               /* "Resources": not enough free now */
+    SCHED_PRIORITY,                /* "Priority": a higher-priority job waits first */
+    SCHED_HELD_USER,               /* "JobHeldUser" */
+    SCHED_HELD_ADMIN,              /* "JobHeldAdmin" */
+    SCHED_PART_DOWN,               /* "PartitionDown" */
+    SCHED_PART_TIME_LIMIT,         /* "PartitionTimeLimit": limit over MaxTime */
+    SCHED_REQ_NODE_NOT_AVAIL,      /* "ReqNodeNotAvail": a -w node is down/drained */
+    SCHED_BAD_CONSTRAINTS,         /* "BadConstraints": no node of the partition could ever fit */
+};
+
+/* Slurm's name for the reason, as squeue prints it ("Resources", ...). */
+const char *sched_reason_name(enum sched_reason r);
+
+struct sched_node {
+    const char *name;
+    int cpus;
+    uint64_t mem_mb;
+    int gpus;                      /* GPU indices 0..gpus-1 */
+    const char *gpu_type;          /* NULL or "" when untyped */
+    bool avail;                    /* up and not drained: may take new jobs */
+};
+
+struct sched_part {
+    const char *name;
+    const size_t *nodes;           /* indices into sched_input.nodes */
+    size_t nnodes;
+    int64_t max_time_min;          /* < 0: UNLIMITED */
+    bool up;
+};
+
+/* What one job holds (or will hold) on one node. */
+struct sched_alloc {
+    size_t node;
+    int cpus;
+    uint64_t mem_mb;
+    uint64_t gpu_mask;             /* bit i set: GPU index i */
+};
+
+struct sched_running {
+    uint64_t job_id;
+    const struct sched_alloc *allocs;
+    size_t nallocs;
+    bool exclusive;                /* no other job may share its nodes */
+    int64_t end_time;              /* expected end (start + time limit); < 0 unknown */
+};
+
+struct sched_job {
+    uint64_t job_id;
+    size_t part;                   /* index into sched_input.parts */
+    int min_nodes;                 /* -N; 0 means 1 */
+    int ntasks;                    /* -n; 0 means 1 */
+    int cpus_per_task;             /* -c; 0 means 1 */
+    int ntasks_per_node;           /* 0: any */
+    uint64_t mem_per_node_mb;      /* --mem; at most one of the three is nonzero */
+    uint64_t mem_per_cpu_mb;       /* --mem-per-cpu */
+    uint64_t mem_per_gpu_mb;       /* --mem-per-gpu */
+    int gpus;                      /* --gpus: total over the job, 0 none */
+    int gpus_per_node;             /* --gres=gpu:N, --gpus-per-node */
+    const char *gpu_type;          /* NULL or "": any type */
+    bool exclusive;
+    bool held_user, held_admin;
+    const size_t *req_nodes;       /* -w: the job must get every one of these */
+    size_t nreq_nodes;
+    const size_t *excl_nodes;      /* -x: never these */
+    size_t nexcl_nodes;
+    int64_t time_limit_min;        /* < 0: UNLIMITED */
+};
+
+struct sched_input {
+    const struct sched_node *nodes;
+    size_t nnodes;
+    const struct sched_part *parts;
+    size_t nparts;
+    const struct sched_running *running;
+    size_t nrunning;
+    const struct sched_job *pending;   /* in priority order, highest first */
+    size_t npending;
+};
+
+struct sched_decision {
+    uint64_t job_id;
+    enum sched_reason reason;      /* SCHED_NONE: start now with allocs */
+    struct sched_alloc *allocs;    /* owned by the output; first is where the batch script runs */
+    size_t nallocs;
+};
+
+struct sched_output {
+    struct sched_decision *d;      /* one per pending job, in input order */
+    size_t n;
+};
+
+/* One scheduling pass. Decisions never overlap each other or a running
+ * allocation: no GPU index is given twice, no node's CPUs or memory are
+ * overcommitted. Deterministic for a given input. */
+void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *out);
+void sched_output_free(struct sched_output *out);
+
+/* Could this job ever run in its partition, on an empty cluster with every
+ * node up? SCHED_NONE if so, SCHED_PART_TIME_LIMIT or SCHED_BAD_CONSTRAINTS if
+ * not. Used to refuse a submission that can never run. */
+enum sched_reason sched_feasible(const struct sched_input *in, const struct sched_job *j);
+
+#endif
