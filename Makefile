@@ -66,13 +66,22 @@ $(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) -lz -lm
 
-# Each unit test is one program; tests/unit/NAME.c may link anything but the
-# daemons' main files.
-$(B)/tests/%: tests/unit/%.c $(SCHED_LIB) $(COMMON_LIB) $(filter-out %/main.c,$(call obj,$(CMD_SRC) $(CTLD_SRC)))
+# Each unit test is one program; it may use any module but the programs'
+# main files, through archives so that only what it calls is linked.
+CMD_LIB  := $(B)/lib/libherdcmd.a
+CTLD_LIB := $(B)/lib/libherdctld.a
+NODED_LIB := $(B)/lib/libherdnoded.a
+$(CMD_LIB): $(filter-out $(B)/obj/cmd/herd.o,$(call obj,$(CMD_SRC) $(SIM_SRC)))
+$(CTLD_LIB): $(filter-out $(B)/obj/ctld/main.o,$(call obj,$(CTLD_SRC)))
+$(NODED_LIB): $(filter-out $(B)/obj/noded/main.o,$(call obj,$(NODED_SRC)))
+$(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< \
-	  $(filter-out $(B)/obj/cmd/herd.o,$(filter $(B)/obj/cmd/%.o,$^)) $(SCHED_LIB) $(COMMON_LIB) \
-	  -lcmocka $(LIBS_EV) -lz -lm
+	rm -f $@; ar rcs $@ $^
+
+$(B)/tests/%: tests/unit/%.c $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB) \
+	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ldl -lz -lm
 
 unit-build: $(UNIT_BINS)
 

@@ -1,0 +1,28 @@
+/*
+ * api: the route table of herdctld. Users may call the first group; the
+ * node agents (uid 0 with a MUNGE credential) the second.
+ */
+#include "ctld/api.h"
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "ctld/ctld.h"
+
+static const struct http_route routes[] = {
+    { "POST", "/v1/jobs", api_submit, HTTP_ROLE_USER },
+    { "GET", "/v1/jobs", api_list, HTTP_ROLE_USER },
+    { "GET", "/v1/jobs/{}", api_show, HTTP_ROLE_USER },
+    { "POST", "/v1/jobs/{}/cancel", api_cancel, HTTP_ROLE_USER },
+    { "GET", "/v1/nodes", api_nodes, HTTP_ROLE_USER },
+    { "GET", "/v1/partitions", api_partitions, HTTP_ROLE_USER },
+    { "GET", "/v1/ping", api_ping, HTTP_ROLE_USER },
+
+    { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
+    { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
+};
+
+void api_register_routes(struct ctld *c)
+{
+    c->http = http_server_create(c->base, routes, sizeof routes / sizeof *routes, c,
+                                 c->conf->munge_socket);
+}

@@ -1,0 +1,23 @@
+/*
+ * api: the controller's handlers, reached from the one route table in api.c.
+ * Each gets the request (req->ctx is the struct ctld) and replies exactly once.
+ */
+#ifndef HERD_CTLD_API_H
+#define HERD_CTLD_API_H
+
+#include "common/http.h"
+
+/* api_jobs.c */
+void api_submit(struct http_req *r);
+void api_list(struct http_req *r);
+void api_show(struct http_req *r);
+void api_cancel(struct http_req *r);
+void api_ping(struct http_req *r);
+
+/* api_nodes.c */
+void api_nodes(struct http_req *r);
+void api_partitions(struct http_req *r);
+void api_node_register(struct http_req *r);
+void api_node_job_end(struct http_req *r);
+
+#endif

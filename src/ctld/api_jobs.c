@@ -1,0 +1,152 @@
+/*
+ * api_jobs: the job half of the route table: submit, list, show, cancel and
+ * signal. A submission is answered only once the transaction that holds it
+ * has committed.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/http.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/api.h"
+#include "ctld/ctld.h"
+#include "ctld/store.h"
+
+#define ESLURM_INVALID_JOB_ID 2017
+#define ESLURM_ACCESS_DENIED 2002
+#define ESLURM_ALREADY_DONE 2021
+#define ESLURM_JOB_PENDING 2020
+
+struct submitted {
+    struct http_req *r;
+    uint64_t id;
+};
+
+static void submit_answer(void *arg)
+{
+    struct submitted *s = arg;
+    http_reply(s->r, 200, json_pack("{s:I}", "job_id", (json_int_t)s->id));
+    free(s);
+}
+
+void api_submit(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    int status = 400, code = 0;
+    char err[512];
+    struct job *j = job_from_spec(c, r->body, r->who.uid, r->who.gid, &status, &code, err,
+                                  sizeof err);
+    if (!j) {
+        http_reply_error(r, status, code, "%s", err);
+        return;
+    }
+    c->next_job_id++;
+    store_set_next_id(c->store, c->next_job_id);
+    json_t *env = json_object_get(r->body, "environment");
+    json_t *noenv = env ? NULL : json_array();
+    store_job_script(c->store, j->id, json_string_value(json_object_get(r->body, "script")),
+                     env ? env : noenv);
+    json_decref(noenv);
+    job_save(c, j);
+    job_insert(c, j);
+    log_info("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
+    struct submitted *s = xmalloc(sizeof *s);
+    *s = (struct submitted){ r, j->id };
+    store_after_commit(c->store, submit_answer, s);
+    sched_request(c);
+}
+
+void api_list(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    json_t *a = json_array();
+    for (size_t i = 0; i < c->njobs; i++)
+        json_array_append_new(a, job_to_json(c, c->jobs[i]));
+    http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", a, "now", (json_int_t)ctld_now()));
+}
+
+/* The job named by the path, or an answer saying there is none. */
+static struct job *path_job(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    char *end;
+    const char *s = r->args[0];
+    unsigned long long id = strtoull(s, &end, 10);
+    struct job *j = (*s >= '0' && *s <= '9' && *end == '\0') ? job_find(c, id) : NULL;
+    if (!j)
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+    return j;
+}
+
+void api_show(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = path_job(r);
+    if (!j)
+        return;
+    json_t *o = job_to_json(c, j);
+    char *want = http_query_get(r, "script");
+    char *script = NULL;
+    json_t *env = NULL;
+    if (want && strcmp(want, "1") == 0 && (r->who.uid == 0 || r->who.uid == j->uid) &&
+        store_job_script_get(c->store, j->id, &script, &env) == 0) {
+        json_object_set_new(o, "script", json_string(script));
+        json_object_set_new(o, "environment", env);
+        free(script);
+    }
+    free(want);
+    http_reply(r, 200, json_pack("{s:[o], s:I}", "jobs", o, "now", (json_int_t)ctld_now()));
+}
+
+static void cancel_answer(void *arg)
+{
+    http_reply(arg, 200, NULL);
+}
+
+void api_cancel(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = path_job(r);
+    if (!j)
+        return;
+    json_t *sigv = json_object_get(r->body, "signal");
+    int sig = json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0;
+    if (r->who.uid != 0 && r->who.uid != j->uid) {
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+        return;
+    }
+    if (sigv && (!json_is_integer(sigv) || sig <= 0 || sig >= 65)) {
+        http_reply_error(r, 400, 0, "Invalid signal");
+        return;
+    }
+    if (job_is_finished(j)) {
+        http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job/step already completing or completed");
+        return;
+    }
+    if (j->state == JOB_PENDING) {
+        if (sigv) {
+            http_reply_error(r, 400, ESLURM_JOB_PENDING, "Job is pending execution");
+            return;
+        }
+        log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
+        job_end(c, j, JOB_CANCELLED, 0, 0, 0);
+        store_after_commit(c->store, cancel_answer, r);
+        return;
+    }
+    if (!sigv) {
+        log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
+        j->cancel_sent = true;
+    }
+    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv);
+    http_reply(r, 200, NULL);
+}
+
+void api_ping(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    http_reply(r, 200, json_pack("{s:s}", "cluster", c->conf->cluster_name));
+}
+

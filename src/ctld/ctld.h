@@ -1,0 +1,146 @@
+/*
+ * ctld: the controller's state and its one owner. herdctld runs one event
+ * loop; every handler, timer and RPC callback gets the struct ctld and is the
+ * only code touching it while it runs, so nothing is locked.
+ *
+ * Files: main.c (start-up), job.c (the job record and its state machine),
+ * node.c (node registry), store.c (SQLite, group commit), api_jobs.c and
+ * api_nodes.c (the route table's handlers), sched_glue.c (snapshot -> sched
+ * core -> decisions), launch.c (RPCs to node agents), health.c (timers).
+ */
+#ifndef HERD_CTLD_H
+#define HERD_CTLD_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "sched/sched.h"
+
+struct conf;
+struct event;
+struct event_base;
+struct http_server;
+struct store;
+
+enum job_state {
+    JOB_PENDING,
+    JOB_RUNNING,
+    JOB_COMPLETED,
+    JOB_FAILED,
+    JOB_CANCELLED,
+    JOB_TIMEOUT,
+    JOB_NODE_FAIL,
+    JOB_OUT_OF_MEMORY,
+};
+
+enum launch_state {
+    LAUNCH_NONE,           /* not sent (or unknown after a restart) */
+    LAUNCH_INFLIGHT,
+    LAUNCH_ACKED,          /* the node agent has started its supervisor */
+};
+
+struct job {
+    uint64_t id;
+    json_t *spec;          /* the request as submitted, without script/environment */
+    uid_t uid;
+    gid_t gid;
+    char *user_name;
+    char *name;
+    size_t part;           /* index into ctld.conf->parts */
+    enum job_state state;
+    enum sched_reason reason;
+    int64_t submit_time, start_time, end_time;
+    int64_t time_limit;    /* minutes, -1 UNLIMITED (partition default applied) */
+    struct sched_job req;  /* the shape the scheduler sees; arrays owned here */
+    size_t *req_nodes, *exc_nodes;
+    char *gpu_type;
+    struct sched_alloc *allocs;    /* while running; first = batch host */
+    size_t nallocs;
+    int exit_code, exit_signal;
+    bool requeue;
+    bool cancel_sent;
+    enum launch_state launch;
+};
+
+struct node {
+    const struct conf_node *conf;
+    bool registered;       /* ever since start-up */
+    bool responding;
+    bool down;             /* DOWN: not responding for SlurmdTimeout */
+    char *reason;          /* why DOWN/DRAIN, NULL otherwise */
+    int64_t last_seen;
+};
+
+struct ctld {
+    struct conf *conf;
+    struct event_base *base;
+    struct http_server *http;
+    struct store *store;
+    struct job **jobs;     /* by id, ascending; finished ones until MinJobAge */
+    size_t njobs, capjobs;
+    uint64_t next_job_id;
+    struct node *nodes;    /* parallel to conf->nodes */
+    size_t nnodes;
+    struct sched_part *sparts;  /* partitions as the scheduler sees them */
+    size_t **spart_nodes;
+    struct event *sched_ev;     /* coalesced scheduling pass */
+    struct event *tick_ev;      /* 1 s: node health, purge, launch retries */
+};
+
+/* job.c */
+const char *job_state_name(enum job_state s);
+bool job_is_finished(const struct job *j);
+struct job *job_find(struct ctld *c, uint64_t id);
+void job_insert(struct ctld *c, struct job *j);   /* ids ascend: appended */
+void job_destroy(struct job *j);
+/* Builds a job from a submission; NULL with an HTTP status, Slurm's message
+ * and code on a request that is malformed or can never run. */
+struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid,
+                          int *status, int *code, char *err, size_t errlen);
+json_t *job_to_json(const struct ctld *c, const struct job *j);
+/* The record the store keeps, and the job rebuilt from it at start-up. */
+json_t *job_record(const struct ctld *c, const struct job *j);
+struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);
+void job_save(struct ctld *c, const struct job *j);   /* into the open transaction */
+/* Ends a job: state, time, exit codes; frees its allocation; stores it. */
+void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
+             int64_t when);
+void job_requeue(struct ctld *c, struct job *j);
+int job_state_parse(const char *s);   /* -1 unknown */
+
+/* node.c */
+void nodes_init(struct ctld *c);
+struct node *node_find(struct ctld *c, const char *name);
+size_t node_index(const struct ctld *c, const struct node *n);
+struct node_usage {
+    int cpus;
+    uint64_t mem_mb;
+    int gpus;
+};
+/* What running jobs hold on each node: an array of c->nnodes; caller frees. */
+struct node_usage *node_usage_get(const struct ctld *c);
+json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u);
+json_t *part_to_json(const struct ctld *c, size_t i);
+void node_mark_down(struct ctld *c, struct node *n, const char *reason);
+
+/* api_jobs.c, api_nodes.c: route handlers */
+void api_register_routes(struct ctld *c);
+
+/* sched_glue.c */
+void sched_request(struct ctld *c);              /* a pass soon, coalesced */
+void sched_pass(struct ctld *c);
+void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jobs);
+void sched_input_free(struct sched_input *in);
+
+/* launch.c */
+void launch_job(struct ctld *c, struct job *j);
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel);
+
+/* health.c */
+void health_start(struct ctld *c);
+
+int64_t ctld_now(void);
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * health: the controller's clock-driven work, once a second: nodes silent
+ * for SlurmdTimeout go DOWN (their jobs end NODE_FAIL or are requeued), and
+ * finished jobs older than MinJobAge leave memory (the store keeps them).
+ */
+#include <event2/event.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "ctld/ctld.h"
+
+int64_t ctld_now(void)
+{
+    return (int64_t)time(NULL);
+}
+
+static void check_nodes(struct ctld *c, int64_t now)
+{
+    for (size_t i = 0; i < c->nnodes; i++) {
+        struct node *n = &c->nodes[i];
+        if (n->registered && !n->down && now - n->last_seen > c->conf->slurmd_timeout)
+            node_mark_down(c, n, "Not responding");
+    }
+}
+
+static void purge_jobs(struct ctld *c, int64_t now)
+{
+    size_t keep = 0;
+    for (size_t i = 0; i < c->njobs; i++) {
+        struct job *j = c->jobs[i];
+        if (job_is_finished(j) && j->end_time + c->conf->min_job_age < now)
+            job_destroy(j);
+        else
+            c->jobs[keep++] = j;
+    }
+    c->njobs = keep;
+}
+
+static bool any_pending(const struct ctld *c)
+{
+    for (size_t i = 0; i < c->njobs; i++)
+        if (c->jobs[i]->state == JOB_PENDING)
+            return true;
+    return false;
+}
+
+static void tick(evutil_socket_t fd, short what, void *arg)
+{
+    struct ctld *c = arg;
+    int64_t now = ctld_now();
+    (void)fd;
+    (void)what;
+    check_nodes(c, now);
+    purge_jobs(c, now);
+    if (any_pending(c))
+        sched_request(c);
+}
+
+void health_start(struct ctld *c)
+{
+    struct timeval one = { 1, 0 };
+    c->tick_ev = event_new(c->base, -1, EV_PERSIST, tick, c);
+    event_add(c->tick_ev, &one);
+}

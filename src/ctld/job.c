@@ -1,0 +1,482 @@
+/*
+ * job: the job record, built from a submission or from the store, shown as
+ * JSON, and moved through its states. A job's request shape (struct
+ * sched_job) is derived once from its spec; the spec is kept as submitted,
+ * without the script and environment, which live only in the store.
+ */
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/timefmt.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/store.h"
+
+/* Slurm's error numbers, where tools match on the text that goes with them. */
+#define ESLURM_INVALID_PARTITION_NAME 2000
+#define ESLURM_DEFAULT_PARTITION_NOT_SET 2001
+#define ESLURM_INVALID_NODE_NAME 2008
+#define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
+#define ESLURM_INVALID_TIME_LIMIT 2051
+#define ESLURM_BAD_REQUEST 2072
+
+static const char *state_names[] = {
+    [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
+    [JOB_COMPLETED] = "COMPLETED", [JOB_FAILED] = "FAILED",
+    [JOB_CANCELLED] = "CANCELLED", [JOB_TIMEOUT] = "TIMEOUT",
+    [JOB_NODE_FAIL] = "NODE_FAIL", [JOB_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
+};
+
+const char *job_state_name(enum job_state s)
+{
+    return state_names[s];
+}
+
+int job_state_parse(const char *s)
+{
+    for (size_t i = 0; s && i < sizeof state_names / sizeof *state_names; i++)
+        if (strcmp(s, state_names[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+bool job_is_finished(const struct job *j)
+{
+    return j->state != JOB_PENDING && j->state != JOB_RUNNING;
+}
+
+struct job *job_find(struct ctld *c, uint64_t id)
+{
+    size_t lo = 0, hi = c->njobs;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->jobs[mid]->id == id)
+            return c->jobs[mid];
+        if (c->jobs[mid]->id < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return NULL;
+}
+
+void job_insert(struct ctld *c, struct job *j)
+{
+    if (c->njobs == c->capjobs) {
+        c->capjobs = c->capjobs ? c->capjobs * 2 : 1024;
+        c->jobs = xrealloc(c->jobs, c->capjobs * sizeof *c->jobs);
+    }
+    size_t i = c->njobs;
+    while (i > 0 && c->jobs[i - 1]->id > j->id) {   /* only at load can ids arrive unsorted */
+        c->jobs[i] = c->jobs[i - 1];
+        i--;
+    }
+    c->jobs[i] = j;
+    c->njobs++;
+}
+
+void job_destroy(struct job *j)
+{
+    if (!j)
+        return;
+    json_decref(j->spec);
+    free(j->user_name);
+    free(j->name);
+    free(j->req_nodes);
+    free(j->exc_nodes);
+    free(j->gpu_type);
+    free(j->allocs);
+    free(j);
+}
+
+/* ---- reading a spec ---- */
+
+struct parse {
+    int status, code;
+    char *err;
+    size_t errlen;
+    bool failed;
+};
+
+static void fail(struct parse *p, int status, int code, const char *fmt, const char *arg)
+{
+    if (p->failed)
+        return;
+    p->failed = true;
+    p->status = status;
+    p->code = code;
+    snprintf(p->err, p->errlen, fmt, arg);
+}
+
+static int64_t get_int(struct parse *p, json_t *spec, const char *key, int64_t def, int64_t min,
+                       int64_t max)
+{
+    json_t *v = json_object_get(spec, key);
+    if (!v || json_is_null(v))
+        return def;
+    if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
+        fail(p, 400, ESLURM_BAD_REQUEST, "Invalid value for %s", key);
+        return def;
+    }
+    return json_integer_value(v);
+}
+
+static const char *get_str(struct parse *p, json_t *spec, const char *key)
+{
+    json_t *v = json_object_get(spec, key);
+    if (!v || json_is_null(v))
+        return NULL;
+    if (!json_is_string(v)) {
+        fail(p, 400, ESLURM_BAD_REQUEST, "Invalid value for %s", key);
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+/* A node list of the spec as indices; *n = count. */
+static size_t *node_indices(struct ctld *c, struct parse *p, const char *expr, size_t *n)
+{
+    *n = 0;
+    if (!expr || !*expr)
+        return NULL;
+    struct hostlist *hl = hostlist_create(expr);
+    if (!hl) {
+        fail(p, 400, ESLURM_INVALID_NODE_NAME, "Invalid node name specified", NULL);
+        return NULL;
+    }
+    hostlist_uniq(hl);
+    size_t *idx = xcalloc(hostlist_count(hl), sizeof *idx);
+    for (size_t i = 0; i < hostlist_count(hl); i++) {
+        struct node *nd = node_find(c, hostlist_nth(hl, i));
+        if (!nd) {
+            fail(p, 400, ESLURM_INVALID_NODE_NAME, "Invalid node name specified", NULL);
+            break;
+        }
+        idx[(*n)++] = node_index(c, nd);
+    }
+    hostlist_destroy(hl);
+    return idx;
+}
+
+static void parse_partition(struct ctld *c, struct parse *p, struct job *j, json_t *spec)
+{
+    const char *pname = get_str(p, spec, "partition");
+    const struct conf_part *cp = pname && *pname ? conf_part_find(c->conf, pname)
+                                                 : conf_part_default(c->conf);
+    if (!cp) {
+        if (pname && *pname)
+            fail(p, 400, ESLURM_INVALID_PARTITION_NAME, "Invalid partition name specified", NULL);
+        else
+            fail(p, 400, ESLURM_DEFAULT_PARTITION_NOT_SET,
+                 "No partition specified or system default partition", NULL);
+        return;
+    }
+    j->part = (size_t)(cp - c->conf->parts);
+}
+
+static void parse_shape(struct ctld *c, struct parse *p, struct job *j, json_t *spec)
+{
+    struct sched_job *r = &j->req;
+    const int64_t big = 1 << 30;
+    r->job_id = j->id;
+    r->part = j->part;
+    r->min_nodes = (int)get_int(p, spec, "nodes", 1, 1, big);
+    r->ntasks = (int)get_int(p, spec, "ntasks", 0, 0, big);
+    r->cpus_per_task = (int)get_int(p, spec, "cpus_per_task", 1, 1, big);
+    r->ntasks_per_node = (int)get_int(p, spec, "ntasks_per_node", 0, 0, big);
+    r->mem_per_node_mb = (uint64_t)get_int(p, spec, "mem_per_node_mb", 0, 0, INT64_MAX);
+    r->mem_per_cpu_mb = (uint64_t)get_int(p, spec, "mem_per_cpu_mb", 0, 0, INT64_MAX);
+    r->mem_per_gpu_mb = (uint64_t)get_int(p, spec, "mem_per_gpu_mb", 0, 0, INT64_MAX);
+    if (!r->mem_per_node_mb && !r->mem_per_cpu_mb && !r->mem_per_gpu_mb)
+        r->mem_per_cpu_mb = c->conf->def_mem_per_cpu;
+    r->gpus = (int)get_int(p, spec, "gpus", 0, 0, big);
+    r->gpus_per_node = (int)get_int(p, spec, "gpus_per_node", 0, 0, big);
+    const char *gt = get_str(p, spec, "gpu_type");
+    j->gpu_type = gt && *gt ? xstrdup(gt) : NULL;
+    r->gpu_type = j->gpu_type;
+    r->exclusive = json_is_true(json_object_get(spec, "exclusive"));
+    j->req_nodes = node_indices(c, p, get_str(p, spec, "req_nodes"), &r->nreq_nodes);
+    j->exc_nodes = node_indices(c, p, get_str(p, spec, "exc_nodes"), &r->nexcl_nodes);
+    r->req_nodes = j->req_nodes;
+    r->excl_nodes = j->exc_nodes;
+    j->requeue = json_is_true(json_object_get(spec, "requeue"));
+}
+
+static void parse_time_limit(struct ctld *c, struct parse *p, struct job *j, json_t *spec)
+{
+    const struct conf_part *cp = &c->conf->parts[j->part];
+    int64_t t = get_int(p, spec, "time_limit", -1, -1, INT32_MAX);
+    if (t < 0)
+        t = cp->default_time_min >= 0 ? cp->default_time_min : cp->max_time_min;
+    j->time_limit = t;
+    j->req.time_limit_min = t;
+}
+
+static const char *owner_name(uid_t uid, char *buf, size_t n)
+{
+    struct passwd pw, *res = NULL;
+    char tmp[4096];
+    if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &res) == 0 && res)
+        snprintf(buf, n, "%s", pw.pw_name);
+    else
+        snprintf(buf, n, "%u", (unsigned)uid);
+    return buf;
+}
+
+/* What every job, new or reloaded, is built from. */
+static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct parse *p)
+{
+    struct job *j = xcalloc(1, sizeof *j);
+    j->id = id;
+    parse_partition(c, p, j, spec);
+    if (!p->failed)
+        parse_shape(c, p, j, spec);
+    if (!p->failed)
+        parse_time_limit(c, p, j, spec);
+    const char *name = get_str(p, spec, "name");
+    j->name = xstrdup(name && *name ? name : "sbatch");
+    if (p->failed) {
+        job_destroy(j);
+        return NULL;
+    }
+    j->spec = json_deep_copy(spec);
+    json_object_del(j->spec, "script");
+    json_object_del(j->spec, "environment");
+    j->reason = SCHED_NONE;
+    return j;
+}
+
+static bool spec_has_script(json_t *spec)
+{
+    const char *s = json_string_value(json_object_get(spec, "script"));
+    json_t *env = json_object_get(spec, "environment");
+    if (!s || !*s || (env && !json_is_array(env)))
+        return false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(env, i, v) if (!json_is_string(v)) return false;
+    return true;
+}
+
+static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
+{
+    struct sched_input in;
+    sched_input_fill(c, &in, false);
+    enum sched_reason r = sched_feasible(&in, &j->req);
+    sched_input_free(&in);
+    if (r == SCHED_PART_TIME_LIMIT)
+        fail(p, 400, ESLURM_INVALID_TIME_LIMIT,
+             "Requested time limit is invalid (missing or exceeds some limit)", NULL);
+    else if (r != SCHED_NONE)
+        fail(p, 400, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE,
+             "Requested node configuration is not available", NULL);
+}
+
+struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid, int *status,
+                          int *code, char *err, size_t errlen)
+{
+    struct parse p = { .err = err, .errlen = errlen };
+    if (!spec_has_script(spec))
+        fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
+    struct job *j = p.failed ? NULL : job_parse(c, spec, c->next_job_id, &p);
+    if (j)
+        check_feasible(c, &p, j);
+    if (p.failed) {
+        job_destroy(j);
+        *status = p.status;
+        *code = p.code;
+        return NULL;
+    }
+    char uname[256];
+    j->uid = uid;
+    j->gid = gid;
+    j->user_name = xstrdup(owner_name(uid, uname, sizeof uname));
+    j->state = JOB_PENDING;
+    j->submit_time = ctld_now();
+    j->req.held_user = json_is_true(json_object_get(spec, "hold"));
+    return j;
+}
+
+/* ---- records ---- */
+
+static json_t *allocs_json(const struct ctld *c, const struct job *j)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; i < j->nallocs; i++) {
+        const struct sched_alloc *al = &j->allocs[i];
+        json_array_append_new(a, json_pack("{s:s, s:i, s:I, s:I}", "node",
+                                           c->conf->nodes[al->node].name, "cpus", al->cpus,
+                                           "mem_mb", (json_int_t)al->mem_mb, "gpu_mask",
+                                           (json_int_t)al->gpu_mask));
+    }
+    return a;
+}
+
+json_t *job_record(const struct ctld *c, const struct job *j)
+{
+    return json_pack("{s:O, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:i, s:o, s:b, s:b}",
+                     "spec", j->spec, "uid", (int)j->uid, "gid", (int)j->gid, "user_name",
+                     j->user_name, "state", job_state_name(j->state), "reason",
+                     sched_reason_name(j->reason), "submit_time", (json_int_t)j->submit_time,
+                     "start_time", (json_int_t)j->start_time, "end_time",
+                     (json_int_t)j->end_time, "exit_code", j->exit_code, "exit_signal",
+                     j->exit_signal, "allocs", allocs_json(c, j), "held_user",
+                     j->req.held_user, "held_admin", j->req.held_admin);
+}
+
+void job_save(struct ctld *c, const struct job *j)
+{
+    json_t *rec = job_record(c, j);
+    store_job_save(c->store, j->id, (int)j->state, j->end_time, rec);
+    json_decref(rec);
+}
+
+static void restore_allocs(struct ctld *c, struct job *j, json_t *allocs)
+{
+    size_t i;
+    json_t *a;
+    j->allocs = xcalloc(json_array_size(allocs) + 1, sizeof *j->allocs);
+    json_array_foreach(allocs, i, a) {
+        struct node *n = node_find(c, json_string_value(json_object_get(a, "node")));
+        if (!n)
+            continue;
+        struct sched_alloc *al = &j->allocs[j->nallocs++];
+        al->node = node_index(c, n);
+        al->cpus = (int)json_integer_value(json_object_get(a, "cpus"));
+        al->mem_mb = (uint64_t)json_integer_value(json_object_get(a, "mem_mb"));
+        al->gpu_mask = (uint64_t)json_integer_value(json_object_get(a, "gpu_mask"));
+    }
+}
+
+struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen)
+{
+    struct parse p = { .err = err, .errlen = errlen };
+    json_t *spec = json_object_get(rec, "spec");
+    int st = job_state_parse(json_string_value(json_object_get(rec, "state")));
+    if (!json_is_object(spec) || st < 0) {
+        snprintf(err, errlen, "malformed record");
+        return NULL;
+    }
+    struct job *j = job_parse(c, spec, id, &p);
+    if (!j)
+        return NULL;
+    j->uid = (uid_t)json_integer_value(json_object_get(rec, "uid"));
+    j->gid = (gid_t)json_integer_value(json_object_get(rec, "gid"));
+    const char *un = json_string_value(json_object_get(rec, "user_name"));
+    j->user_name = xstrdup(un ? un : "?");
+    j->state = (enum job_state)st;
+    j->submit_time = json_integer_value(json_object_get(rec, "submit_time"));
+    j->start_time = json_integer_value(json_object_get(rec, "start_time"));
+    j->end_time = json_integer_value(json_object_get(rec, "end_time"));
+    j->exit_code = (int)json_integer_value(json_object_get(rec, "exit_code"));
+    j->exit_signal = (int)json_integer_value(json_object_get(rec, "exit_signal"));
+    j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
+    j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
+    if (j->state == JOB_RUNNING)
+        restore_allocs(c, j, json_object_get(rec, "allocs"));
+    return j;
+}
+
+/* ---- JSON for clients ---- */
+
+static char *alloc_nodelist(const struct ctld *c, const struct job *j)
+{
+    struct hostlist *hl = hostlist_create("");
+    for (size_t i = 0; i < j->nallocs; i++)
+        hostlist_push(hl, c->conf->nodes[j->allocs[i].node].name);
+    char *s = hostlist_ranged_string(hl);
+    hostlist_destroy(hl);
+    return s;
+}
+
+static json_t *gpus_json(const struct ctld *c, const struct job *j, int *total_cpus)
+{
+    json_t *g = json_object();
+    *total_cpus = 0;
+    for (size_t i = 0; i < j->nallocs; i++) {
+        const struct sched_alloc *al = &j->allocs[i];
+        json_t *idx = json_array();
+        for (int b = 0; b < SCHED_MAX_GPUS; b++)
+            if (al->gpu_mask & (1ULL << b))
+                json_array_append_new(idx, json_integer(b));
+        json_object_set_new(g, c->conf->nodes[al->node].name, idx);
+        *total_cpus += al->cpus;
+    }
+    return g;
+}
+
+static const char *reason_text(const struct job *j)
+{
+    if (j->state == JOB_PENDING)
+        return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
+    if (j->state == JOB_NODE_FAIL)
+        return "NodeDown";
+    return "None";
+}
+
+json_t *job_to_json(const struct ctld *c, const struct job *j)
+{
+    json_t *o = json_deep_copy(j->spec);
+    int cpus = 0;
+    char *nl = alloc_nodelist(c, j);
+    json_t *gpus = gpus_json(c, j, &cpus);
+    if (j->state == JOB_PENDING) {
+        const struct sched_job *r = &j->req;
+        int tasks = r->ntasks ? r->ntasks : (r->ntasks_per_node ? r->ntasks_per_node : 1) * r->min_nodes;
+        cpus = tasks * r->cpus_per_task;
+    }
+    json_t *fields = json_pack(
+        "{s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:i, s:i, s:o, s:i,"
+        " s:i, s:I, s:b}",
+        "job_id", (json_int_t)j->id, "user_id", (int)j->uid, "group_id", (int)j->gid,
+        "user_name", j->user_name, "name", j->name, "partition", c->conf->parts[j->part].name,
+        "state", job_state_name(j->state), "reason", reason_text(j), "submit_time",
+        (json_int_t)j->submit_time, "start_time", (json_int_t)j->start_time, "end_time",
+        (json_int_t)j->end_time, "time_limit", (json_int_t)j->time_limit, "node_list", nl,
+        "num_nodes", j->nallocs ? (int)j->nallocs : j->req.min_nodes, "num_cpus", cpus,
+        "gpus_alloc", gpus, "exit_code", j->exit_code, "exit_signal", j->exit_signal, "priority",
+        (json_int_t)(4294901760ULL - j->id), "hold", j->req.held_user);
+    json_object_update(o, fields);
+    json_decref(fields);
+    free(nl);
+    return o;
+}
+
+/* ---- transitions ---- */
+
+void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
+             int64_t when)
+{
+    j->state = st;
+    j->exit_code = exit_code;
+    j->exit_signal = exit_signal;
+    j->end_time = when ? when : ctld_now();
+    if (!j->start_time)
+        j->start_time = j->end_time;
+    j->reason = SCHED_NONE;
+    /* The record keeps where it ran; the allocation itself is released. */
+    job_save(c, j);
+    j->nallocs = 0;
+    log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
+             exit_code, exit_signal);
+    sched_request(c);
+}
+
+void job_requeue(struct ctld *c, struct job *j)
+{
+    j->state = JOB_PENDING;
+    j->start_time = 0;
+    j->nallocs = 0;
+    j->launch = LAUNCH_NONE;
+    j->cancel_sent = false;
+    job_save(c, j);
+    log_info("job %llu requeued", (unsigned long long)j->id);
+    sched_request(c);
+}

@@ -1,0 +1,120 @@
+/*
+ * launch: the controller's calls to node agents. A launch goes out only
+ * after the job's RUNNING state is durable, so a restart can never forget a
+ * job that a node runs; a launch that fails puts the job back in the queue.
+ */
+#include <stdlib.h>
+
+#include "common/conf.h"
+#include "common/http.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/store.h"
+
+#define RPC_TIMEOUT_S 10
+
+struct call_ctx {
+    struct ctld *c;
+    uint64_t id;
+    bool cancel;
+};
+
+static struct call_ctx *ctx_new(struct ctld *c, const struct job *j, bool cancel)
+{
+    struct call_ctx *x = xmalloc(sizeof *x);
+    *x = (struct call_ctx){ c, j->id, cancel };
+    return x;
+}
+
+static void launch_done(int status, json_t *body, void *arg)
+{
+    struct call_ctx *x = arg;
+    struct job *j = job_find(x->c, x->id);
+    (void)body;
+    if (j && j->state == JOB_RUNNING && j->launch == LAUNCH_INFLIGHT) {
+        if (status == 200) {
+            j->launch = LAUNCH_ACKED;
+        } else {
+            struct node *n = &x->c->nodes[j->allocs[0].node];
+            log_warnx("launch of job %llu on %s failed (status %d); requeued",
+                      (unsigned long long)j->id, n->conf->name, status);
+            n->responding = false;
+            job_requeue(x->c, j);
+        }
+    }
+    free(x);
+}
+
+static json_t *launch_body(struct ctld *c, struct job *j)
+{
+    char *script = NULL;
+    json_t *env = NULL;
+    if (store_job_script_get(c->store, j->id, &script, &env) < 0)
+        return NULL;
+    const struct sched_alloc *a = &j->allocs[0];
+    json_t *gpus = json_array();
+    for (int b = 0; b < SCHED_MAX_GPUS; b++)
+        if (a->gpu_mask & (1ULL << b))
+            json_array_append_new(gpus, json_integer(b));
+    json_t *o = job_to_json(c, j);
+    json_object_set_new(o, "script", json_string(script));
+    json_object_set_new(o, "environment", env);
+    json_object_set_new(o, "node_name", json_string(c->conf->nodes[a->node].name));
+    json_object_set_new(o, "node_cpus", json_integer(a->cpus));
+    json_object_set_new(o, "node_mem_mb", json_integer((json_int_t)a->mem_mb));
+    json_object_set_new(o, "node_gpus", gpus);
+    json_object_set_new(o, "cluster_name", json_string(c->conf->cluster_name));
+    free(script);
+    return o;
+}
+
+static void launch_now(void *arg)
+{
+    struct call_ctx *x = arg;
+    struct job *j = job_find(x->c, x->id);
+    if (!j || j->state != JOB_RUNNING || j->launch != LAUNCH_INFLIGHT) {
+        free(x);
+        return;
+    }
+    json_t *body = launch_body(x->c, j);
+    if (!body) {
+        log_warnx("job %llu has no script in the store", (unsigned long long)j->id);
+        job_end(x->c, j, JOB_FAILED, 1, 0, 0);
+        free(x);
+        return;
+    }
+    const struct conf_node *cn = x->c->nodes[j->allocs[0].node].conf;
+    http_call(x->c->base, x->c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/launch",
+              body, RPC_TIMEOUT_S, launch_done, x);
+}
+
+void launch_job(struct ctld *c, struct job *j)
+{
+    j->launch = LAUNCH_INFLIGHT;
+    store_after_commit(c->store, launch_now, ctx_new(c, j, false));
+}
+
+static void signal_done(int status, json_t *body, void *arg)
+{
+    struct call_ctx *x = arg;
+    struct job *j = job_find(x->c, x->id);
+    (void)body;
+    /* A node that cannot be reached, or that does not know the job, cannot
+     * end it: a cancel then ends it here. */
+    if (j && j->state == JOB_RUNNING && x->cancel && status != 200) {
+        log_warnx("cancel of job %llu reached no agent (status %d)", (unsigned long long)j->id,
+                  status);
+        job_end(x->c, j, JOB_CANCELLED, 0, 0, 0);
+    }
+    free(x);
+}
+
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel)
+{
+    const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
+    json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal", sig,
+                             "cancel", cancel);
+    http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
+              RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
+}

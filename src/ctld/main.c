@@ -1,0 +1,225 @@
+/*
+ * herdctld: the controller. herdctld [-f slurm.conf] [-D] [-v]
+ * Without -D it returns once it listens (exit 0) or has failed (exit 1,
+ * with the reason on stderr), and runs on in the background.
+ */
+#include <errno.h>
+#include <event2/event.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/conf.h"
+#include "common/http.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/store.h"
+
+#define NPRIO 3   /* 0 urgent, 1 default (requests), 2 deferred (commit, sched) */
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: herdctld [-f slurm.conf] [-D] [-v]\n");
+    exit(2);
+}
+
+static int mkdir_p(const char *path, mode_t mode)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; *s; s++) {
+        if (*s != '/')
+            continue;
+        *s = '\0';
+        if (mkdir(p, mode) < 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = '/';
+    }
+    int rc = mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
+    free(p);
+    return rc;
+}
+
+/* Forks; the parent waits for the child's word on a pipe and exits with it. */
+static int daemon_start(void)
+{
+    int fds[2];
+    if (pipe(fds) < 0)
+        fatal("pipe");
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork");
+    if (pid > 0) {
+        close(fds[1]);
+        char b = 1;
+        ssize_t n = read(fds[0], &b, 1);
+        _exit(n == 1 && b == 0 ? 0 : 1);
+    }
+    close(fds[0]);
+    setsid();
+    return fds[1];
+}
+
+static void daemon_ready(int fd)
+{
+    if (fd < 0)
+        return;
+    int null = open("/dev/null", O_RDWR);
+    dup2(null, 0);
+    dup2(null, 1);
+    dup2(null, 2);
+    if (null > 2)
+        close(null);
+    char b = 0;
+    ssize_t n = write(fd, &b, 1);
+    (void)n;
+    close(fd);
+}
+
+static void write_pidfile(const char *path)
+{
+    if (!path)
+        return;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fatal("cannot write pid file %s", path);
+    fprintf(f, "%d\n", (int)getpid());
+    fclose(f);
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    struct ctld *c = arg;
+    (void)what;
+    if (sig == SIGHUP) {
+        log_reopen();
+        return;
+    }
+    log_info("signal %d: shutting down", (int)sig);
+    event_base_loopexit(c->base, NULL);
+}
+
+static void sched_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    sched_pass(arg);
+}
+
+static void build_sparts(struct ctld *c)
+{
+    size_t np = c->conf->nparts;
+    c->sparts = xcalloc(np ? np : 1, sizeof *c->sparts);
+    c->spart_nodes = xcalloc(np ? np : 1, sizeof *c->spart_nodes);
+    for (size_t p = 0; p < np; p++) {
+        const struct conf_part *cp = &c->conf->parts[p];
+        c->spart_nodes[p] = xcalloc(cp->nnodes ? cp->nnodes : 1, sizeof(size_t));
+        for (size_t k = 0; k < cp->nnodes; k++)
+            c->spart_nodes[p][k] = (size_t)(conf_node_find(c->conf, cp->nodes[k]) -
+                                            c->conf->nodes);
+        c->sparts[p] = (struct sched_part){ cp->name, c->spart_nodes[p], cp->nnodes,
+                                            cp->max_time_min, cp->up };
+    }
+}
+
+static void setup(struct ctld *c)
+{
+    const struct conf *cf = c->conf;
+    if (mkdir_p(cf->state_save, 0755) < 0)
+        fatal("cannot create StateSaveLocation %s", cf->state_save);
+    char err[512];
+    char *db = xasprintf("%s/herd.db", cf->state_save);
+    c->store = store_open(c->base, db, err, sizeof err);
+    free(db);
+    if (!c->store)
+        fatalx("state database: %s", err);
+    nodes_init(c);
+    build_sparts(c);
+    store_load(c->store, c, ctld_now() - cf->min_job_age);
+    c->sched_ev = event_new(c->base, -1, 0, sched_cb, c);
+    event_priority_set(c->sched_ev, NPRIO - 1);
+    api_register_routes(c);
+    char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
+    if (http_server_listen_unix(c->http, sock) < 0)
+        fatal("cannot listen on %s", sock);
+    free(sock);
+    if (http_server_listen_tcp(c->http, "0.0.0.0", cf->ctld_port) < 0)
+        fatal("cannot listen on port %d", cf->ctld_port);
+    health_start(c);
+    sched_request(c);
+}
+
+static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
+{
+    for (size_t i = 0; i < nsigs; i++)
+        event_free(sigs[i]);
+    http_server_destroy(c->http);
+    store_close(c->store);
+    event_free(c->sched_ev);
+    event_free(c->tick_ev);
+    for (size_t i = 0; i < c->njobs; i++)
+        job_destroy(c->jobs[i]);
+    free(c->jobs);
+    for (size_t i = 0; i < c->nnodes; i++)
+        free(c->nodes[i].reason);
+    free(c->nodes);
+    for (size_t p = 0; p < c->conf->nparts; p++)
+        free(c->spart_nodes[p]);
+    free(c->spart_nodes);
+    free(c->sparts);
+    conf_destroy(c->conf);
+    event_base_free(c->base);
+}
+
+int main(int argc, char **argv)
+{
+    const char *path = NULL;
+    int foreground = 0, verbose = 0, opt;
+    while ((opt = getopt(argc, argv, "f:Dvh")) != -1) {
+        switch (opt) {
+        case 'f': path = optarg; break;
+        case 'D': foreground = 1; break;
+        case 'v': verbose++; break;
+        default: usage();
+        }
+    }
+    log_init("herdctld", verbose, NULL);
+    char err[1024];
+    struct ctld c = { 0 };
+    c.conf = conf_load(path ? path : conf_default_path(), err, sizeof err);
+    if (!c.conf)
+        fatalx("%s", err);
+    int ready = foreground ? -1 : daemon_start();
+    signal(SIGPIPE, SIG_IGN);
+    struct event_config *ecfg = event_config_new();
+    c.base = event_base_new_with_config(ecfg);
+    event_config_free(ecfg);
+    event_base_priority_init(c.base, NPRIO);
+    setup(&c);
+    if (c.conf->log_file_ctld)
+        log_init("herdctld", verbose, c.conf->log_file_ctld);
+    write_pidfile(c.conf->pid_file_ctld);
+    int signums[] = { SIGTERM, SIGINT, SIGHUP };
+    struct event *sigs[3];
+    for (size_t i = 0; i < 3; i++) {
+        sigs[i] = evsignal_new(c.base, signums[i], on_signal, &c);
+        event_add(sigs[i], NULL);
+    }
+    log_info("herdctld started: cluster %s, %zu nodes, %zu jobs loaded, port %d",
+             c.conf->cluster_name, c.nnodes, c.njobs, c.conf->ctld_port);
+    daemon_ready(ready);
+    event_base_dispatch(c.base);
+    char *pid = xstrdup(c.conf->pid_file_ctld);
+    teardown(&c, sigs, 3);
+    if (pid)
+        unlink(pid);
+    free(pid);
+    return 0;
+}

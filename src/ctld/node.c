@@ -1,0 +1,151 @@
+/*
+ * node: the registry of compute nodes as the controller sees them: the
+ * configured shape, whether the agent has registered, answers, or went DOWN,
+ * and the state words sinfo shows (derived from what running jobs hold).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+
+void nodes_init(struct ctld *c)
+{
+    c->nnodes = c->conf->nnodes;
+    c->nodes = xcalloc(c->nnodes, sizeof *c->nodes);
+    for (size_t i = 0; i < c->nnodes; i++) {
+        struct node *n = &c->nodes[i];
+        n->conf = &c->conf->nodes[i];
+        const char *st = n->conf->state;
+        if (st && (strcasecmp(st, "DOWN") == 0 || strcasecmp(st, "DRAIN") == 0)) {
+            n->down = true;
+            n->reason = xstrdup("set in slurm.conf");
+        }
+    }
+}
+
+struct node *node_find(struct ctld *c, const char *name)
+{
+    for (size_t i = 0; name && i < c->nnodes; i++)
+        if (strcmp(c->nodes[i].conf->name, name) == 0)
+            return &c->nodes[i];
+    return NULL;
+}
+
+size_t node_index(const struct ctld *c, const struct node *n)
+{
+    return (size_t)(n - c->nodes);
+}
+
+struct node_usage *node_usage_get(const struct ctld *c)
+{
+    struct node_usage *u = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *u);
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        if (j->state != JOB_RUNNING)
+            continue;
+        for (size_t k = 0; k < j->nallocs; k++) {
+            const struct sched_alloc *a = &j->allocs[k];
+            u[a->node].cpus += a->cpus;
+            u[a->node].mem_mb += a->mem_mb;
+            u[a->node].gpus += __builtin_popcountll(a->gpu_mask);
+        }
+    }
+    return u;
+}
+
+static const char *state_word(const struct node *n, const struct node_usage *u)
+{
+    if (n->down)
+        return "DOWN";
+    if (!n->registered)
+        return "UNKNOWN";
+    if (u->cpus >= n->conf->cpus)
+        return "ALLOCATED";
+    if (u->cpus > 0 || u->gpus > 0)
+        return "MIXED";
+    return "IDLE";
+}
+
+static json_t *node_parts(const struct ctld *c, const char *name)
+{
+    json_t *a = json_array();
+    for (size_t p = 0; p < c->conf->nparts; p++) {
+        const struct conf_part *cp = &c->conf->parts[p];
+        for (size_t k = 0; k < cp->nnodes; k++)
+            if (strcmp(cp->nodes[k], name) == 0) {
+                json_array_append_new(a, json_string(cp->name));
+                break;
+            }
+    }
+    return a;
+}
+
+json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
+{
+    const struct node *n = &c->nodes[i];
+    const struct conf_node *cn = n->conf;
+    return json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:s, s:i, s:o, s:I,"
+                     " s:b, s:s}",
+                     "name", cn->name, "addr", cn->addr, "port", cn->port, "state",
+                     state_word(n, &u[i]), "reason", n->reason ? n->reason : "", "cpus",
+                     cn->cpus, "alloc_cpus", u[i].cpus, "mem_mb", (json_int_t)cn->mem_mb,
+                     "alloc_mem_mb", (json_int_t)u[i].mem_mb, "gpus", cn->gpus, "gpu_type",
+                     cn->gpu_type ? cn->gpu_type : "", "alloc_gpus", u[i].gpus, "partitions",
+                     node_parts(c, cn->name), "last_seen", (json_int_t)n->last_seen,
+                     "responding", n->responding || !n->registered, "features",
+                     cn->features ? cn->features : "");
+}
+
+json_t *part_to_json(const struct ctld *c, size_t i)
+{
+    const struct conf_part *cp = &c->conf->parts[i];
+    struct hostlist *hl = hostlist_create("");
+    json_t *names = json_array();
+    int cpus = 0;
+    for (size_t k = 0; k < cp->nnodes; k++) {
+        hostlist_push(hl, cp->nodes[k]);
+        json_array_append_new(names, json_string(cp->nodes[k]));
+        const struct conf_node *cn = conf_node_find(c->conf, cp->nodes[k]);
+        cpus += cn ? cn->cpus : 0;
+    }
+    char *ranged = hostlist_ranged_string(hl);
+    hostlist_destroy(hl);
+    json_t *o = json_pack("{s:s, s:b, s:b, s:I, s:I, s:s, s:o, s:i}", "name", cp->name,
+                          "default", cp->is_default, "up", cp->up, "max_time",
+                          (json_int_t)cp->max_time_min, "default_time",
+                          (json_int_t)cp->default_time_min, "nodes", ranged, "node_names",
+                          names, "total_cpus", cpus);
+    free(ranged);
+    return o;
+}
+
+/* A node that stopped answering: no new work, and its jobs end NODE_FAIL or
+ * go back to the queue when they asked for --requeue. */
+void node_mark_down(struct ctld *c, struct node *n, const char *reason)
+{
+    size_t idx = node_index(c, n);
+    log_warnx("node %s is DOWN: %s", n->conf->name, reason);
+    n->down = true;
+    n->responding = false;
+    free(n->reason);
+    n->reason = xstrdup(reason);
+    for (size_t i = 0; i < c->njobs; i++) {
+        struct job *j = c->jobs[i];
+        if (j->state != JOB_RUNNING)
+            continue;
+        bool here = false;
+        for (size_t k = 0; k < j->nallocs && !here; k++)
+            here = j->allocs[k].node == idx;
+        if (!here)
+            continue;
+        if (j->requeue)
+            job_requeue(c, j);
+        else
+            job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
+    }
+}
