@@ -124,6 +124,7 @@ struct node_usage *node_usage_get(const struct ctld *c);
 json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u);
 json_t *part_to_json(const struct ctld *c, size_t i);
 void node_mark_down(struct ctld *c, struct node *n, const char *reason);
+void nodes_expect_running(struct ctld *c);
 
 /* api_jobs.c, api_nodes.c: route handlers */
 void api_register_routes(struct ctld *c);

@@ -143,6 +143,7 @@ static void setup(struct ctld *c)
     nodes_init(c);
     build_sparts(c);
     store_load(c->store, c, ctld_now() - cf->min_job_age);
+    nodes_expect_running(c);
     c->sched_ev = event_new(c->base, -1, 0, sched_cb, c);
     event_priority_set(c->sched_ev, NPRIO - 1);
     api_register_routes(c);

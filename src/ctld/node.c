@@ -149,3 +149,19 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason)
             job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
     }
 }
+
+/* After a restart, a node that runs jobs is expected back: it counts as
+ * registered but silent, so that it goes DOWN (and its jobs fail) if it does
+ * not report within SlurmdTimeout, and takes no new work until it does. */
+void nodes_expect_running(struct ctld *c)
+{
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++) {
+            struct node *n = &c->nodes[j->allocs[k].node];
+            n->registered = true;
+            n->responding = false;
+            n->last_seen = ctld_now();
+        }
+    }
+}

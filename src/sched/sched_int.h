@@ -1,0 +1,114 @@
+/*
+ * sched_int: the pieces the scheduling pass is built from, shared by the files
+ * of src/sched only. A job's request becomes a shape (what it needs on each of
+ * its nodes); each node has a free-resource view (what it can still take);
+ * placement matches one against the other. Backfill will reuse the same
+ * pieces on views projected to a later time.
+ */
+#ifndef HERD_SCHED_INT_H
+#define HERD_SCHED_INT_H
+
+#include "sched/sched.h"
+
+/* What a job needs on one of its nodes. */
+struct sched_slot {
+    int64_t cpus;
+    uint64_t mem_mb;
+    int64_t gpus;
+};
+
+/* A run of consecutive node positions that need the same slot. Block
+ * distribution gives the first positions the extra task or GPU, so a job has
+ * at most three runs, largest first. */
+struct sched_run {
+    struct sched_slot slot;
+    size_t len;
+};
+
+#define SCHED_MAX_RUNS 3
+
+struct sched_shape {
+    size_t nnodes;
+    int64_t ntasks;
+    int64_t tasks_per_node;        /* 0: spread ntasks evenly */
+    int64_t cpus_per_task;
+    int64_t gpus_per_node;         /* 0: spread gpus evenly */
+    int64_t gpus;
+    uint64_t mem_per_node_mb, mem_per_cpu_mb, mem_per_gpu_mb;
+    const char *gpu_type;          /* NULL: any */
+    bool exclusive;
+    struct sched_run runs[SCHED_MAX_RUNS];
+    size_t nruns;
+};
+
+/* nreq: distinct -w nodes, which raise the node count. */
+void sched_shape_init(struct sched_shape *s, const struct sched_job *j, size_t nreq);
+void sched_shape_slot(const struct sched_shape *s, size_t pos, struct sched_slot *out);
+
+/* What one node can still take. */
+struct sched_free {
+    int64_t cpus;
+    uint64_t mem_mb;
+    uint64_t gpus;                 /* mask of free GPU indices */
+    bool used;                     /* something runs or was placed here */
+    bool excl;                     /* an exclusive job holds it */
+    bool avail;                    /* may take new jobs */
+};
+
+uint64_t sched_gpu_full(int gpus);
+/* f has in->nnodes entries. */
+void sched_free_empty(const struct sched_input *in, struct sched_free *f);
+void sched_free_current(const struct sched_input *in, struct sched_free *f);
+bool sched_free_fits(const struct sched_free *f, const struct sched_node *n,
+                     const struct sched_shape *sh, const struct sched_slot *s);
+void sched_free_alloc(const struct sched_free *f, const struct sched_node *n,
+                      const struct sched_shape *sh, const struct sched_slot *s,
+                      struct sched_alloc *a);
+void sched_free_take(struct sched_free *f, const struct sched_alloc *a, bool exclusive);
+
+/* A node chosen for the job under placement, and what it gets there. */
+struct sched_pick {
+    size_t node;
+    struct sched_slot slot;
+};
+
+struct sched_cand {
+    uint64_t k1;                   /* best-fit keys: smaller is tighter */
+    int64_t k2;
+    size_t node;
+};
+
+/* Scratch space for placing jobs one after another without reallocating:
+ * node marks are generation stamps, so nothing is cleared between jobs. */
+struct sched_ctx {
+    const struct sched_input *in;
+    uint64_t gen;
+    uint64_t *cand;                /* cand[i] == gen: node i may be chosen */
+    uint64_t *taken;               /* taken[i] == gen: node i is chosen */
+    size_t *req;                   /* the job's distinct -w nodes */
+    size_t nreq;
+    struct sched_cand *list;
+    struct sched_pick *picks;      /* the result, sorted by node */
+    size_t npicks;
+};
+
+void sched_ctx_init(struct sched_ctx *c, const struct sched_input *in);
+void sched_ctx_fini(struct sched_ctx *c);
+
+enum sched_req_state { SCHED_REQ_OK, SCHED_REQ_BAD, SCHED_REQ_DOWN };
+
+/* Are the job's -w nodes in its partition, not excluded (else BAD), and
+ * available in f (else DOWN)? The job's partition index must be valid. */
+enum sched_req_state sched_check_req(struct sched_ctx *c, const struct sched_free *f,
+                                     const struct sched_job *j);
+
+/* Chooses nodes for j in the view f; true with c->picks filled, or false if
+ * it does not fit. The job's partition and -w nodes must be valid. */
+bool sched_place(struct sched_ctx *c, const struct sched_free *f, const struct sched_job *j);
+
+/* Reasons that depend only on the job and its partition, not on the nodes'
+ * state: bad partition index, PartitionTimeLimit, invalid -w nodes. */
+enum sched_reason sched_check_static(struct sched_ctx *c, const struct sched_free *empty,
+                                     const struct sched_job *j);
+
+#endif
