@@ -379,7 +379,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->exit_signal = (int)json_integer_value(json_object_get(rec, "exit_signal"));
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
-    if (j->state == JOB_RUNNING)
+    if (j->state != JOB_PENDING)
         restore_allocs(c, j, json_object_get(rec, "allocs"));
     return j;
 }
@@ -418,6 +418,8 @@ static const char *reason_text(const struct job *j)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
         return "NodeDown";
+    if (j->state == JOB_FAILED)
+        return "NonZeroExitCode";
     return "None";
 }
 
@@ -461,9 +463,8 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     if (!j->start_time)
         j->start_time = j->end_time;
     j->reason = SCHED_NONE;
-    /* The record keeps where it ran; the allocation itself is released. */
+    /* allocs stay: they say where it ran; only running jobs hold resources */
     job_save(c, j);
-    j->nallocs = 0;
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
     sched_request(c);

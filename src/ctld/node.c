@@ -3,6 +3,7 @@
  * configured shape, whether the agent has registered, answers, or went DOWN,
  * and the state words sinfo shows (derived from what running jobs hold).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -89,10 +90,14 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
 {
     const struct node *n = &c->nodes[i];
     const struct conf_node *cn = n->conf;
+    char state[32];
+    /* Slurm's '*': registered once, silent now */
+    snprintf(state, sizeof state, "%s%s", state_word(n, &u[i]),
+             n->registered && !n->responding ? "*" : "");
     return json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:s, s:i, s:o, s:I,"
                      " s:b, s:s}",
                      "name", cn->name, "addr", cn->addr, "port", cn->port, "state",
-                     state_word(n, &u[i]), "reason", n->reason ? n->reason : "", "cpus",
+                     state, "reason", n->reason ? n->reason : "", "cpus",
                      cn->cpus, "alloc_cpus", u[i].cpus, "mem_mb", (json_int_t)cn->mem_mb,
                      "alloc_mem_mb", (json_int_t)u[i].mem_mb, "gpus", cn->gpus, "gpu_type",
                      cn->gpu_type ? cn->gpu_type : "", "alloc_gpus", u[i].gpus, "partitions",

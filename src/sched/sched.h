@@ -86,7 +86,27 @@ struct sched_job {
     const size_t *excl_nodes;      /* -x: never these */
     size_t nexcl_nodes;
     int64_t time_limit_min;        /* < 0: UNLIMITED */
+    int64_t time_est_s;            /* expected run time for planning (a prediction);
+                                      <= 0: the time limit */
 };
+
+/* How a pass orders and starts jobs. FIFO is the main scheduler alone:
+ * strict priority order per partition, nothing jumps a blocked job. The
+ * others plan ahead from the expected ends of running jobs: BACKFILL
+ * (Slurm's sched/backfill, "conservative") gives every tested job a
+ * reservation and starts a job early only if it delays none of them; EASY
+ * reserves only each partition's first blocked job; HERD is EASY whose
+ * backfill candidates go shortest expected run first. */
+enum sched_policy {
+    SCHED_POLICY_FIFO = 0,
+    SCHED_POLICY_BACKFILL,
+    SCHED_POLICY_EASY,
+    SCHED_POLICY_HERD,
+};
+
+/* "fifo", "conservative" (or "backfill"), "easy", "herd"; false if unknown. */
+bool sched_policy_parse(const char *name, enum sched_policy *out);
+const char *sched_policy_name(enum sched_policy p);
 
 struct sched_input {
     const struct sched_node *nodes;
@@ -97,6 +117,10 @@ struct sched_input {
     size_t nrunning;
     const struct sched_job *pending;   /* in priority order, highest first */
     size_t npending;
+    enum sched_policy policy;
+    int64_t bf_window_s;           /* reservations only this far ahead; 0: no limit */
+    int bf_resolution_s;           /* planned times round up to this; 0: 1 s */
+    size_t bf_max_job_test;        /* jobs tested past the first blocked; 0: all */
 };
 
 struct sched_decision {
@@ -104,6 +128,7 @@ struct sched_decision {
     enum sched_reason reason;      /* SCHED_NONE: start now with allocs */
     struct sched_alloc *allocs;    /* owned by the output; first is where the batch script runs */
     size_t nallocs;
+    int64_t start_estimate;        /* now if it starts; planned start; -1 unknown */
 };
 
 struct sched_output {

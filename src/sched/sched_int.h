@@ -111,4 +111,31 @@ bool sched_place(struct sched_ctx *c, const struct sched_free *f, const struct s
 enum sched_reason sched_check_static(struct sched_ctx *c, const struct sched_free *empty,
                                      const struct sched_job *j);
 
+/* Backfill plans on a model of the cluster over time. Two implement it: the
+ * general one (each node's CPUs, memory and GPU indices; profile.c) and a
+ * count of identical whole nodes (pool.c), which processor-count traces use.
+ * A model is set up from the input and holds the running jobs, the jobs
+ * started in this pass and the reservations made so far. */
+struct sched_model {
+    /* Starts j now for dur seconds if that delays no reservation (allocs
+     * filled) and returns now; otherwise, if reserve, reserves its earliest
+     * start within the window and returns it; -1 if neither. */
+    int64_t (*plan)(void *m, const struct sched_job *j, int64_t dur, bool reserve,
+                    struct sched_decision *d);
+    void (*destroy)(void *m);
+    void *m;
+};
+
+/* Planned times round up to the resolution; never before now. */
+int64_t sched_round_up(int64_t t, int64_t now, int res);
+#define SCHED_FOREVER (INT64_MAX / 4)
+
+/* false if the input does not fit the count model. */
+bool sched_pool_new(const struct sched_input *in, int64_t now, struct sched_model *out);
+void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_ctx *ctx,
+                       struct sched_model *out);
+
+/* The pass with planning ahead (every policy but FIFO). */
+void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out);
+
 #endif

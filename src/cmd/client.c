@@ -1,0 +1,227 @@
+/*
+ * The only hand-written HTTP in the tree: libevent 2.1's evhttp cannot make
+ * client connections over a Unix socket, and a command needs exactly one
+ * blocking request, so this writes it and reads the answer to EOF.
+ */
+#include "cmd/client.h"
+
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "cmd/cmdutil.h"
+#include "common/auth.h"
+#include "common/conf.h"
+#include "common/xmalloc.h"
+
+#define CLIENT_TIMEOUT_S 60
+#define CLIENT_MAX_ANSWER (256u << 20)
+#define CONNECT_FAILURE "Unable to contact slurm controller (connect failure)"
+
+static struct conf *client_conf_cache;
+
+static void client_conf_free(void)
+{
+    conf_destroy(client_conf_cache);
+    client_conf_cache = NULL;
+}
+
+const struct conf *client_conf(const char *prog)
+{
+    if (client_conf_cache)
+        return client_conf_cache;
+    char err[512];
+    client_conf_cache = conf_load(conf_default_path(), err, sizeof err);
+    if (!client_conf_cache) {
+        cmd_error(prog, "%s", err);
+        exit(1);
+    }
+    atexit(client_conf_free);
+    return client_conf_cache;
+}
+
+static void client_set_timeouts(int fd)
+{
+    struct timeval tv = {.tv_sec = CLIENT_TIMEOUT_S};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+    setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+}
+
+static int client_connect_unix(const char *path)
+{
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (strlen(path) >= sizeof sa.sun_path)
+        return -1;
+    strcpy(sa.sun_path, path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    client_set_timeouts(fd);
+    if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+static int client_connect_tcp(const char *host, int port)
+{
+    char service[16];
+    struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
+    snprintf(service, sizeof service, "%d", port);
+    if (getaddrinfo(host, service, &hints, &res) != 0)
+        return -1;
+    int fd = -1;
+    for (ai = res; ai && fd < 0; ai = ai->ai_next) {
+        fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
+        if (fd < 0)
+            continue;
+        client_set_timeouts(fd);
+        if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+            close(fd);
+            fd = -1;
+        }
+    }
+    freeaddrinfo(res);
+    return fd;
+}
+
+static int client_write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return -1;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Reads to EOF; NULL on a read error or timeout. */
+static char *client_read_all(int fd, size_t *len)
+{
+    size_t cap = 8192, n = 0;
+    char *buf = xmalloc(cap);
+    for (;;) {
+        if (n + 1 >= cap) {
+            if (cap >= CLIENT_MAX_ANSWER) {
+                free(buf);
+                return NULL;
+            }
+            cap *= 2;
+            buf = xrealloc(buf, cap);
+        }
+        ssize_t r = read(fd, buf + n, cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            free(buf);
+            return NULL;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+/* Status and body of an answer; -1 when it is not HTTP. */
+static int client_parse_answer(const char *buf, size_t len, json_t **resp)
+{
+    int status;
+    if (sscanf(buf, "HTTP/%*d.%*d %d", &status) != 1)
+        return -1;
+    const char *body = strstr(buf, "\r\n\r\n");
+    if (!body)
+        return -1;
+    body += 4;
+    size_t blen = len - (size_t)(body - buf);
+    for (const char *h = strstr(buf, "\r\n"); h && h + 2 < body; h = strstr(h + 2, "\r\n")) {
+        if (!strncasecmp(h + 2, "Content-Length:", 15)) {
+            size_t cl = strtoul(h + 17, NULL, 10);
+            if (cl < blen)
+                blen = cl;
+            break;
+        }
+    }
+    *resp = blen ? json_loadb(body, blen, 0, NULL) : NULL;
+    if (!*resp)
+        *resp = json_object();
+    return status;
+}
+
+/* The connection and, over TCP, the Authorization header (caller frees). */
+static int client_open(const char *prog, const struct conf *c, char **auth, const char **host)
+{
+    char path[4096];
+    struct stat st;
+    *auth = NULL;
+    snprintf(path, sizeof path, "%s/herdctld.sock", c->state_save);
+    if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
+        *host = "localhost";
+        return client_connect_unix(path);
+    }
+    char err[256];
+    char *cred = auth_munge_encode(c->munge_socket, err, sizeof err);
+    if (!cred) {
+        cmd_error(prog, "%s", err);
+        return -1;
+    }
+    *auth = xasprintf("Authorization: Munge %s\r\n", cred);
+    free(cred);
+    *host = c->ctld_addr;
+    return client_connect_tcp(c->ctld_addr, c->ctld_port);
+}
+
+int client_call(const char *prog, const char *method, const char *path, json_t *body,
+                json_t **resp, char *err, size_t errlen)
+{
+    const struct conf *c = client_conf(prog);
+    char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    const char *host;
+    int status = -1;
+    *resp = NULL;
+    int fd = client_open(prog, c, &auth, &host);
+    if (fd >= 0) {
+        size_t dlen = data ? strlen(data) : 0;
+        char *req = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json"
+                              "\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                              method, path, host, auth ? auth : "", dlen, data ? data : "");
+        size_t alen;
+        char *answer = NULL;
+        if (client_write_all(fd, req, strlen(req)) == 0)
+            answer = client_read_all(fd, &alen);
+        if (answer)
+            status = client_parse_answer(answer, alen, resp);
+        free(answer);
+        free(req);
+        close(fd);
+    }
+    free(auth);
+    free(data);
+    if (status < 0)
+        snprintf(err, errlen, "%s", CONNECT_FAILURE);
+    return status;
+}
+
+const char *client_error_text(json_t *resp, int status)
+{
+    const char *e = jget_str(resp, "error", NULL);
+    if (e && *e)
+        return e;
+    return status == 401 || status == 403 ? "Access/permission denied"
+                                          : "Unexpected message received";
+}

@@ -1,0 +1,15 @@
+/*
+ * cmds: every command of the multi-call client binary. herd.c picks one by
+ * argv[0] (sbatch, squeue, ...) or by `herd NAME`. Each returns the exit code.
+ */
+#ifndef HERD_CMDS_H
+#define HERD_CMDS_H
+
+int cmd_sbatch(int argc, char **argv);
+int cmd_squeue(int argc, char **argv);
+int cmd_sinfo(int argc, char **argv);
+int cmd_scancel(int argc, char **argv);
+int cmd_herd_up(int argc, char **argv);     /* herd up -D DIR ... */
+int cmd_herd_down(int argc, char **argv);   /* herd down -D DIR */
+
+#endif

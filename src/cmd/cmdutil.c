@@ -1,0 +1,105 @@
+#include "cmd/cmdutil.h"
+
+#include <errno.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "common/xmalloc.h"
+
+void cmd_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: error: ", prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void strlist_split(struct strlist *l, const char *csv)
+{
+    const char *p = csv;
+    while (p && *p) {
+        size_t n = strcspn(p, ",");
+        if (n) {
+            l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+            l->items[l->n++] = xstrndup(p, n);
+        }
+        p += n;
+        if (*p)
+            p++;
+    }
+}
+
+void strlist_clear(struct strlist *l)
+{
+    for (size_t i = 0; i < l->n; i++)
+        free(l->items[i]);
+    free(l->items);
+    l->items = NULL;
+    l->n = 0;
+}
+
+bool strlist_has(const struct strlist *l, const char *s, bool nocase)
+{
+    if (!s)
+        return false;
+    for (size_t i = 0; i < l->n; i++)
+        if (nocase ? !strcasecmp(l->items[i], s) : !strcmp(l->items[i], s))
+            return true;
+    return false;
+}
+
+int cmd_parse_user(const char *s, uid_t *uid)
+{
+    struct passwd *pw = getpwnam(s);
+    if (pw) {
+        *uid = pw->pw_uid;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (!*s || *end || errno || v > (uid_t)-2)
+        return -1;
+    *uid = (uid_t)v;
+    return 0;
+}
+
+uint32_t cmd_parse_job_id(const char *s)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end || errno || v > UINT32_MAX)
+        return 0;
+    return (uint32_t)v;
+}
+
+const char *jget_str(const json_t *o, const char *key, const char *def)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_string(v) ? json_string_value(v) : def;
+}
+
+int64_t jget_int(const json_t *o, const char *key, int64_t def)
+{
+    const json_t *v = json_object_get(o, key);
+    if (json_is_integer(v))
+        return (int64_t)json_integer_value(v);
+    if (json_is_real(v))
+        return (int64_t)json_real_value(v);
+    return def;
+}
+
+bool jget_bool(const json_t *o, const char *key, bool def)
+{
+    const json_t *v = json_object_get(o, key);
+    return json_is_boolean(v) ? json_is_true(v) : def;
+}

@@ -1,0 +1,37 @@
+/*
+ * cmdutil: small things every user command needs: Slurm-style error lines,
+ * comma lists, user names and uids, and reading fields of the controller's
+ * JSON answers with a default when a field is absent.
+ */
+#ifndef HERD_CMDUTIL_H
+#define HERD_CMDUTIL_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* "PROG: error: MESSAGE" on stderr, as Slurm's commands print errors. */
+void cmd_error(const char *prog, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A comma list split into its non-empty items. */
+struct strlist {
+    char **items;
+    size_t n;
+};
+void strlist_split(struct strlist *l, const char *csv);   /* appends */
+void strlist_clear(struct strlist *l);
+bool strlist_has(const struct strlist *l, const char *s, bool nocase);
+
+/* A user name or a numeric uid. 0, or -1 when neither. */
+int cmd_parse_user(const char *s, uid_t *uid);
+
+/* A positive decimal job id and nothing else; 0 when not one. */
+uint32_t cmd_parse_job_id(const char *s);
+
+/* Fields of a JSON object, def when absent or of another type. */
+const char *jget_str(const json_t *o, const char *key, const char *def);
+int64_t jget_int(const json_t *o, const char *key, int64_t def);
+bool jget_bool(const json_t *o, const char *key, bool def);
+
+#endif

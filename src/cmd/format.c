@@ -1,0 +1,149 @@
+#include "cmd/format.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+
+static struct fmt_col *fmt_add_col(struct fmt *f)
+{
+    f->cols = xrealloc(f->cols, (f->ncols + 1) * sizeof *f->cols);
+    struct fmt_col *c = &f->cols[f->ncols++];
+    memset(c, 0, sizeof *c);
+    c->text = xstrdup("");
+    return c;
+}
+
+static void fmt_add_text(struct fmt_col *c, const char *s, size_t n)
+{
+    size_t len = strlen(c->text);
+    c->text = xrealloc(c->text, len + n + 1);
+    memcpy(c->text + len, s, n);
+    c->text[len + n] = '\0';
+}
+
+static const struct fmt_code *fmt_find(const struct fmt_code *codes, char code)
+{
+    for (; codes->code; codes++)
+        if (codes->code == code)
+            return codes;
+    return NULL;
+}
+
+/* Parses one "%[.][#|size]X" at *p (just past the '%'); returns the column
+ * or NULL for an unknown code, which then stays as literal text. */
+static const char *fmt_parse_field(struct fmt *f, const char *p, const struct fmt_code *codes,
+                                   const char *prog, const char *what)
+{
+    const char *start = p - 1;
+    bool right = false;
+    int width = 0;
+    if (*p == '.') {
+        right = true;
+        p++;
+    }
+    if (*p == '#') {
+        width = FMT_AUTO_WIDTH;
+        p++;
+    } else {
+        while (*p >= '0' && *p <= '9')
+            width = width * 10 + (*p++ - '0');
+    }
+    const struct fmt_code *code = *p ? fmt_find(codes, *p) : NULL;
+    if (!code) {
+        if (*p)
+            fprintf(stderr, "%s: error: Invalid %s format specification: %c\n", prog, what, *p);
+        struct fmt_col *c = f->ncols ? &f->cols[f->ncols - 1] : fmt_add_col(f);
+        size_t n = (size_t)(p - start) + (*p ? 1 : 0);
+        fmt_add_text(c, start, n);
+        return *p ? p + 1 : p;
+    }
+    struct fmt_col *c = fmt_add_col(f);
+    c->code = code;
+    c->width = width;
+    c->right = right;
+    return p + 1;
+}
+
+struct fmt *fmt_parse(const char *spec, const struct fmt_code *codes, const char *prog,
+                      const char *what)
+{
+    struct fmt *f = xcalloc(1, sizeof *f);
+    const char *p = spec;
+    while (*p) {
+        if (*p == '%' && p[1] == '%') {
+            struct fmt_col *c = f->ncols ? &f->cols[f->ncols - 1] : fmt_add_col(f);
+            fmt_add_text(c, "%", 1);
+            p += 2;
+        } else if (*p == '%') {
+            p = fmt_parse_field(f, p + 1, codes, prog, what);
+        } else {
+            size_t n = strcspn(p, "%");
+            struct fmt_col *c = f->ncols ? &f->cols[f->ncols - 1] : fmt_add_col(f);
+            fmt_add_text(c, p, n);
+            p += n;
+        }
+    }
+    return f;
+}
+
+void fmt_destroy(struct fmt *f)
+{
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->ncols; i++)
+        free(f->cols[i].text);
+    free(f->cols);
+    free(f);
+}
+
+bool fmt_has(const struct fmt *f, char code)
+{
+    for (size_t i = 0; i < f->ncols; i++)
+        if (f->cols[i].code && f->cols[i].code->code == code)
+            return true;
+    return false;
+}
+
+void fmt_set_auto_width(struct fmt *f, char code, int width)
+{
+    for (size_t i = 0; i < f->ncols; i++)
+        if (f->cols[i].code && f->cols[i].code->code == code &&
+            f->cols[i].width == FMT_AUTO_WIDTH)
+            f->cols[i].width = width;
+}
+
+void fmt_put(FILE *out, const char *s, int width, bool right, bool cut)
+{
+    int len = (int)strlen(s);
+    if (width <= 0) {
+        fputs(s, out);
+        return;
+    }
+    if (cut && len > width)
+        len = width;
+    if (right && len < width)
+        fprintf(out, "%*s", width - len, "");
+    fwrite(s, 1, (size_t)len, out);
+    if (!right && len < width)
+        fprintf(out, "%*s", width - len, "");
+}
+
+void fmt_print_row(FILE *out, const struct fmt *f, const void *rec, const void *ctx)
+{
+    for (size_t i = 0; i < f->ncols; i++) {
+        const struct fmt_col *c = &f->cols[i];
+        int width = c->width == FMT_AUTO_WIDTH ? 0 : c->width;
+        if (c->code && !rec) {
+            fmt_put(out, c->code->header, width, c->right,
+                    !(c->code->flags & FMT_NOCUT_HEADER));
+        } else if (c->code) {
+            bool cut = !(c->code->flags & FMT_NOCUT);
+            char *v = c->code->value(rec, ctx, &cut);
+            fmt_put(out, v ? v : "(null)", width, c->right, cut);
+            free(v);
+        }
+        fputs(c->text, out);
+    }
+    fputc('\n', out);
+}

@@ -1,0 +1,65 @@
+/*
+ * format: Slurm's "-o" field engine, shared by squeue and sinfo. A format is
+ * literal text and fields "%[.][size]X" ('.' right-justifies, size pads and,
+ * for most fields, truncates), "%#X" (a width the command computes from the
+ * data, as sinfo's %#P) and "%%" (a literal '%'). Each command supplies a
+ * table of its codes: header, value function and whether values are cut.
+ */
+#ifndef HERD_FORMAT_H
+#define HERD_FORMAT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Slurm prints most values cut to the field's width; times and node lists
+ * are never cut, and node list headers neither. */
+enum {
+    FMT_NOCUT = 1 << 0,          /* values keep their full length */
+    FMT_NOCUT_HEADER = 1 << 1,   /* the header keeps its full length */
+    FMT_GROUP_BY = 1 << 2,       /* for the caller: sinfo puts nodes with
+                                    different values of it on separate rows */
+};
+
+struct fmt_code {
+    char code;
+    const char *header;
+    unsigned flags;
+    /* The value for one record; caller frees. rec and ctx are the ones
+     * given to fmt_print_row; *cut starts as the code's default, for the
+     * fields that cut some values and not others (squeue's %R). */
+    char *(*value)(const void *rec, const void *ctx, bool *cut);
+};
+
+#define FMT_AUTO_WIDTH (-1)
+
+struct fmt_col {
+    const struct fmt_code *code;  /* NULL: text only */
+    int width;                    /* 0: natural, FMT_AUTO_WIDTH: set later */
+    bool right;
+    char *text;                   /* literal text printed after the field */
+};
+
+struct fmt {
+    struct fmt_col *cols;
+    size_t ncols;
+};
+
+/* Parses spec against codes (terminated by a zero code). An unknown code
+ * prints "PROG: error: Invalid WHAT format specification: X" and is kept
+ * as literal text, as Slurm does. Never NULL. */
+struct fmt *fmt_parse(const char *spec, const struct fmt_code *codes, const char *prog,
+                      const char *what);
+void fmt_destroy(struct fmt *f);                   /* NULL is a no-op */
+
+bool fmt_has(const struct fmt *f, char code);
+/* Gives every FMT_AUTO_WIDTH column of code its width. */
+void fmt_set_auto_width(struct fmt *f, char code, int width);
+
+/* Slurm's _print_str: s padded to width (right-justified if right), cut to
+ * width if cut. width 0 prints s as it is. */
+void fmt_put(FILE *out, const char *s, int width, bool right, bool cut);
+
+/* One line: the headers when rec is NULL, else the record's values. */
+void fmt_print_row(FILE *out, const struct fmt *f, const void *rec, const void *ctx);
+
+#endif

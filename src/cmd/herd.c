@@ -1,0 +1,65 @@
+/*
+ * herd: the one client binary. Called as sbatch, squeue, sinfo or scancel
+ * (links to it) it is that command; called as herd it takes the command as
+ * its first argument: `herd up`, `herd down`, `herd squeue ...`.
+ */
+#include <libgen.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmds.h"
+
+struct herd_cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *help;
+};
+
+static const struct herd_cmd herd_cmds[] = {
+    {"sbatch", cmd_sbatch, "submit a batch script"},
+    {"squeue", cmd_squeue, "list jobs"},
+    {"sinfo", cmd_sinfo, "list partitions and nodes"},
+    {"scancel", cmd_scancel, "cancel or signal jobs"},
+    {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
+    {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
+    {NULL, NULL, NULL},
+};
+
+static const struct herd_cmd *herd_find(const char *name)
+{
+    for (const struct herd_cmd *c = herd_cmds; c->name; c++)
+        if (!strcmp(c->name, name))
+            return c;
+    return NULL;
+}
+
+static int herd_usage(FILE *out)
+{
+    fprintf(out, "Usage: herd COMMAND [ARGS...]\n\nCommands:\n");
+    for (const struct herd_cmd *c = herd_cmds; c->name; c++)
+        fprintf(out, "  %-8s %s\n", c->name, c->help);
+    fprintf(out, "\nsbatch, squeue, sinfo and scancel are also links to herd.\n");
+    return out == stdout ? 0 : 1;
+}
+
+/* argv[0] becomes the command's bare name, so that getopt's messages read
+ * "squeue: unrecognized option '--foo'" as Slurm's do. */
+int main(int argc, char **argv)
+{
+    char *self = basename(argv[0]);
+    const struct herd_cmd *c = herd_find(self);
+    if (c && strcmp(c->name, "up") && strcmp(c->name, "down")) {
+        argv[0] = (char *)c->name;
+        return c->fn(argc, argv);
+    }
+    if (argc < 2)
+        return herd_usage(stderr);
+    if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
+        return herd_usage(stdout);
+    if (!(c = herd_find(argv[1]))) {
+        fprintf(stderr, "herd: unknown command '%s'\n", argv[1]);
+        return herd_usage(stderr);
+    }
+    argv[1] = (char *)c->name;
+    return c->fn(argc - 1, argv + 1);
+}

@@ -1,0 +1,204 @@
+/*
+ * scancel: cancels or signals jobs, named by id or picked by filters (user,
+ * name, partition, state) from the controller's list of active jobs.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cmd/client.h"
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/jobstate.h"
+#include "common/xmalloc.h"
+
+#define PROG "scancel"
+
+enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE };
+
+struct scancel_opts {
+    struct strlist ids;
+    const char *user, *name, *partition, *state;
+    uid_t uid;
+    int signal;                /* 0: cancel */
+    int verbose;
+};
+
+static const struct option scancel_options[] = {
+    {"batch", no_argument, NULL, 'b'},
+    {"full", no_argument, NULL, 'f'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"jobname", required_argument, NULL, 'n'},
+    {"me", no_argument, NULL, OPT_ME},
+    {"name", required_argument, NULL, 'n'},
+    {"partition", required_argument, NULL, 'p'},
+    {"signal", required_argument, NULL, 's'},
+    {"state", required_argument, NULL, 't'},
+    {"usage", no_argument, NULL, OPT_USAGE},
+    {"user", required_argument, NULL, 'u'},
+    {"verbose", no_argument, NULL, 'v'},
+    {NULL, 0, NULL, 0},
+};
+
+/* "KILL", "SIGKILL", "9"; 0 when none of these. */
+static int scancel_signal(const char *s)
+{
+    char *end;
+    long n = strtol(s, &end, 10);
+    if (*s && !*end)
+        return n > 0 && n < NSIG ? (int)n : 0;
+    if (!strncasecmp(s, "SIG", 3))
+        s += 3;
+    for (int i = 1; i < NSIG; i++) {
+        const char *abbrev = sigabbrev_np(i);
+        if (abbrev && !strcasecmp(abbrev, s))
+            return i;
+    }
+    return 0;
+}
+
+static int scancel_option(struct scancel_opts *o, int c)
+{
+    static char me[24];
+    switch (c) {
+    case 'b': case 'f': return 0;
+    case 'v': o->verbose++; return 0;
+    case 'n': o->name = optarg; return 0;
+    case 'p': o->partition = optarg; return 0;
+    case 'u': o->user = optarg; return 0;
+    case OPT_ME:
+        snprintf(me, sizeof me, "%u", (unsigned)getuid());
+        o->user = me;
+        return 0;
+    case 't':
+        if (!(o->state = jobstate_parse(optarg))) {
+            fprintf(stderr, "Invalid job state specified: %s\n", optarg);
+            fprintf(stderr, "Valid job states are PENDING, RUNNING, and SUSPENDED\n");
+            return -1;
+        }
+        return 0;
+    case 's':
+        if (!(o->signal = scancel_signal(optarg))) {
+            fprintf(stderr, "Unknown job signal: %s\n", optarg);
+            return -1;
+        }
+        return 0;
+    case OPT_HELP: case OPT_USAGE:
+        printf("Usage: scancel [-bfv] [-n job_name] [-p partition] [-s signal] [-t state]\n"
+               "               [-u user_name] [--me] [job_id ...]\n");
+        exit(0);
+    default:
+        fprintf(stderr, "Try \"scancel --help\" for more information\n");
+        return -1;
+    }
+}
+
+static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
+{
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "bfn:p:s:t:u:v", scancel_options, NULL)) != -1)
+        if (scancel_option(o, c) < 0)
+            return -1;
+    for (; optind < argc; optind++)
+        strlist_split(&o->ids, argv[optind]);
+    for (size_t i = 0; i < o->ids.n; i++) {
+        if (!cmd_parse_job_id(o->ids.items[i])) {
+            cmd_error(PROG, "Invalid job id %s", o->ids.items[i]);
+            return -1;
+        }
+    }
+    if (o->user && cmd_parse_user(o->user, &o->uid) < 0) {
+        cmd_error(PROG, "Invalid user name: %s", o->user);
+        return -1;
+    }
+    if (!o->ids.n && !o->user && !o->name && !o->partition && !o->state) {
+        cmd_error(PROG, "No job identification provided");
+        return -1;
+    }
+    return 0;
+}
+
+static bool scancel_matches(const json_t *job, const struct scancel_opts *o)
+{
+    const char *state = jget_str(job, "state", "");
+    char id[24];
+    snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
+    if (!jobstate_is_active(state) || (o->state && strcmp(o->state, state)))
+        return false;
+    if (o->ids.n && !strlist_has(&o->ids, id, false))
+        return false;
+    if (o->user && (uid_t)jget_int(job, "user_id", -1) != o->uid)
+        return false;
+    if (o->name && strcmp(jget_str(job, "name", ""), o->name))
+        return false;
+    return !o->partition || !strcmp(jget_str(job, "partition", ""), o->partition);
+}
+
+/* With filters, the ids become those of the active jobs that pass them. */
+static int scancel_select(struct scancel_opts *o)
+{
+    char err[256];
+    json_t *answer, *job;
+    size_t i;
+    int status = client_call(PROG, "GET", "/v1/jobs", NULL, &answer, err, sizeof err);
+    if (status != 200) {
+        cmd_error(PROG, "%s", status < 0 ? err : client_error_text(answer, status));
+        json_decref(answer);
+        return -1;
+    }
+    struct strlist picked = {0};
+    json_array_foreach(json_object_get(answer, "jobs"), i, job) {
+        if (scancel_matches(job, o)) {
+            snprintf(err, sizeof err, "%lld", (long long)jget_int(job, "job_id", 0));
+            strlist_split(&picked, err);
+        }
+    }
+    json_decref(answer);
+    strlist_clear(&o->ids);
+    o->ids = picked;
+    if (!picked.n && o->verbose)
+        fprintf(stderr, "scancel: No active jobs match ALL job filters\n");
+    return 0;
+}
+
+static int scancel_one(const struct scancel_opts *o, const char *id)
+{
+    char err[256], path[64];
+    json_t *body = json_object(), *answer;
+    if (o->signal)
+        json_object_set_new(body, "signal", json_integer(o->signal));
+    if (o->verbose && o->signal)
+        fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
+    else if (o->verbose)
+        fprintf(stderr, "scancel: Terminating job %s\n", id);
+    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", id);
+    int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
+    json_decref(body);
+    if (status != 200)
+        cmd_error(PROG, "Kill job error on job id %s: %s", id,
+                  status < 0 ? err : client_error_text(answer, status));
+    json_decref(answer);
+    return status == 200 ? 0 : -1;
+}
+
+int cmd_scancel(int argc, char **argv)
+{
+    struct scancel_opts o = {0};
+    int rc = 1;
+    if (scancel_parse(argc, argv, &o) == 0) {
+        bool filters = o.user || o.name || o.partition || o.state;
+        if (!filters || scancel_select(&o) == 0) {
+            rc = 0;
+            for (size_t i = 0; i < o.ids.n; i++)
+                if (scancel_one(&o, o.ids.items[i]) < 0)
+                    rc = 1;
+        }
+    }
+    strlist_clear(&o.ids);
+    return rc;
+}

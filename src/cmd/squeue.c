@@ -1,0 +1,190 @@
+/*
+ * squeue: the jobs the controller holds, filtered and printed as Slurm's
+ * squeue prints them.
+ */
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "cmd/client.h"
+#include "cmd/cmds.h"
+#include "cmd/jobstate.h"
+#include "cmd/squeue.h"
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
+
+#define PROG "squeue"
+
+enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE };
+
+static const struct option squeue_options[] = {
+    {"all", no_argument, NULL, 'a'},
+    {"format", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"jobs", optional_argument, NULL, 'j'},
+    {"long", no_argument, NULL, 'l'},
+    {"me", no_argument, NULL, OPT_ME},
+    {"name", required_argument, NULL, 'n'},
+    {"nodelist", required_argument, NULL, 'w'},
+    {"nodes", required_argument, NULL, 'w'},
+    {"noheader", no_argument, NULL, 'h'},
+    {"partition", required_argument, NULL, 'p'},
+    {"partitions", required_argument, NULL, 'p'},
+    {"states", required_argument, NULL, 't'},
+    {"usage", no_argument, NULL, OPT_USAGE},
+    {"user", required_argument, NULL, 'u'},
+    {"users", required_argument, NULL, 'u'},
+    {"verbose", no_argument, NULL, 'v'},
+    {NULL, 0, NULL, 0},
+};
+
+static void squeue_usage(void)
+{
+    printf("Usage: squeue [-a] [-h] [-l] [-j jobs] [-n names] [-o format] [-p partitions]\n"
+           "              [-t states] [-u users] [--me] [-w nodes] [-v]\n");
+}
+
+static int squeue_add_users(struct squeue_opts *o, const char *csv)
+{
+    struct strlist l = {0};
+    strlist_split(&l, csv);
+    o->users_given = true;
+    for (size_t i = 0; i < l.n; i++) {
+        uid_t uid;
+        if (cmd_parse_user(l.items[i], &uid) < 0) {
+            cmd_error(PROG, "Invalid user: %s", l.items[i]);
+            continue;
+        }
+        o->uids = xrealloc(o->uids, (o->nuids + 1) * sizeof *o->uids);
+        o->uids[o->nuids++] = uid;
+    }
+    strlist_clear(&l);
+    return 0;
+}
+
+static int squeue_add_states(struct squeue_opts *o, const char *csv)
+{
+    struct strlist l = {0};
+    int rc = 0;
+    strlist_split(&l, csv);
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        const char *name = jobstate_parse(l.items[i]);
+        if (!strcasecmp(l.items[i], "all")) {
+            o->all_states = true;
+        } else if (!name) {
+            cmd_error(PROG, "Invalid job state specified: %s", l.items[i]);
+            cmd_error(PROG, "Valid job states include: %s", jobstate_all_names());
+            rc = -1;
+        } else {
+            strlist_split(&o->states, name);
+        }
+    }
+    strlist_clear(&l);
+    return rc;
+}
+
+static int squeue_add_jobs(struct squeue_opts *o, const char *csv)
+{
+    struct strlist l = {0};
+    int rc = 0;
+    strlist_split(&l, csv);
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        if (!cmd_parse_job_id(l.items[i])) {
+            cmd_error(PROG, "Invalid job id: %s", l.items[i]);
+            rc = -1;
+        }
+    }
+    if (rc == 0)
+        strlist_split(&o->jobs, csv);
+    strlist_clear(&l);
+    return rc;
+}
+
+static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
+{
+    switch (c) {
+    case 'a': case 'v': return 0;
+    case 'h': o->noheader = true; return 0;
+    case 'l': o->long_list = true; return 0;
+    case 'o': o->format = optarg; return 0;
+    case 'n': strlist_split(&o->names, optarg); return 0;
+    case 'p': strlist_split(&o->parts, optarg); return 0;
+    case 't': return squeue_add_states(o, optarg);
+    case 'u': return squeue_add_users(o, optarg);
+    case 'j':
+        *jobs_flag = true;
+        return optarg ? squeue_add_jobs(o, optarg) : 0;
+    case OPT_ME: {
+        char uid[24];
+        snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
+        return squeue_add_users(o, uid);
+    }
+    case 'w':
+        hostlist_destroy(o->nodes);
+        if (!(o->nodes = hostlist_create(optarg))) {
+            cmd_error(PROG, "'%s' invalid entry for --nodelist", optarg);
+            return -1;
+        }
+        return 0;
+    case OPT_HELP: case OPT_USAGE: squeue_usage(); exit(0);
+    default:
+        fprintf(stderr, "Try \"squeue --help\" for more information\n");
+        return -1;
+    }
+}
+
+static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
+{
+    bool jobs_flag = false;
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "ahj::ln:o:p:t:u:vw:", squeue_options, NULL)) != -1)
+        if (squeue_option(o, c, &jobs_flag) < 0)
+            return -1;
+    if (optind < argc && jobs_flag && squeue_add_jobs(o, argv[optind++]) < 0)
+        return -1;
+    if (optind < argc) {
+        cmd_error(PROG, "Unrecognized option: %s", argv[optind]);
+        squeue_usage();
+        return -1;
+    }
+    if (o->long_list && o->format) {
+        fprintf(stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually "
+                        "exclusive. Please remove one and retry.\n");
+        return -1;
+    }
+    return 0;
+}
+
+/* One job id asks the controller for that job, so that an unknown id is an
+ * error as in Slurm; otherwise all jobs, filtered here. */
+static int squeue_fetch(const struct squeue_opts *o, json_t **answer)
+{
+    char err[256], path[64] = "/v1/jobs";
+    if (o->jobs.n == 1)
+        snprintf(path, sizeof path, "/v1/jobs/%s", o->jobs.items[0]);
+    int status = client_call(PROG, "GET", path, NULL, answer, err, sizeof err);
+    if (status == 200)
+        return 0;
+    fprintf(stderr, "slurm_load_jobs error: %s\n",
+            status < 0 ? err : client_error_text(*answer, status));
+    json_decref(*answer);
+    *answer = NULL;
+    return -1;
+}
+
+int cmd_squeue(int argc, char **argv)
+{
+    struct squeue_opts o = {0};
+    json_t *answer = NULL;
+    int rc = 1;
+    if (squeue_parse(argc, argv, &o) == 0 && squeue_fetch(&o, &answer) == 0) {
+        squeue_print(stdout, answer, &o, PROG);
+        rc = 0;
+    }
+    json_decref(answer);
+    squeue_opts_clear(&o);
+    return rc;
+}

@@ -1,0 +1,210 @@
+/*
+ * squeue's format codes, with the headers, the values and the cutting rules
+ * of Slurm's squeue/print.c: times and node lists are never cut.
+ */
+#include <grp.h>
+#include <pwd.h>
+#include <string.h>
+
+#include "cmd/jobstate.h"
+#include "cmd/squeue.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+#include "common/xmalloc.h"
+
+#define UNUSED __attribute__((unused))
+#define FIELD(fn) \
+    static char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut)
+
+static const char *job_state(const json_t *job)
+{
+    return jget_str(job, "state", "UNKNOWN");
+}
+
+static bool job_is(const json_t *job, const char *state)
+{
+    return !strcmp(job_state(job), state);
+}
+
+/* Slurm's job_time_used: 0 while pending, up to now while running. */
+static int64_t job_time_used(const json_t *job, int64_t now)
+{
+    int64_t start = jget_int(job, "start_time", 0), end = jget_int(job, "end_time", 0);
+    if (start == 0 || job_is(job, "PENDING"))
+        return 0;
+    if (job_is(job, "RUNNING") || job_is(job, "SUSPENDED") || end == 0)
+        end = now;
+    return end - start;
+}
+
+static char *str_or_null(const json_t *job, const char *key)
+{
+    const char *s = jget_str(job, key, NULL);
+    return xstrdup(s ? s : "(null)");
+}
+
+static char *int_field(const json_t *job, const char *key)
+{
+    return xasprintf("%lld", (long long)jget_int(job, key, 0));
+}
+
+static char *time_field(int64_t t)
+{
+    char buf[64];
+    if (t == 0)
+        return xstrdup("N/A");
+    timefmt_iso(t, buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+FIELD(f_job_id) { return int_field(rec, "job_id"); }
+FIELD(f_partition) { return xstrdup(jget_str(rec, "partition", "")); }
+FIELD(f_name) { return xstrdup(jget_str(rec, "name", "")); }
+FIELD(f_uid) { return int_field(rec, "user_id"); }
+FIELD(f_gid) { return int_field(rec, "group_id"); }
+FIELD(f_state) { return xstrdup(job_state(rec)); }
+FIELD(f_state_short) { return xstrdup(jobstate_short(job_state(rec))); }
+FIELD(f_nodes) { return int_field(rec, "num_nodes"); }
+FIELD(f_cpus) { return int_field(rec, "num_cpus"); }
+FIELD(f_node_list) { return xstrdup(jget_str(rec, "node_list", "")); }
+FIELD(f_reason) { return xstrdup(jget_str(rec, "reason", "None")); }
+FIELD(f_priority) { return int_field(rec, "priority"); }
+FIELD(f_work_dir) { return str_or_null(rec, "work_dir"); }
+FIELD(f_comment) { return str_or_null(rec, "comment"); }
+FIELD(f_account) { return str_or_null(rec, "account"); }
+FIELD(f_req_nodes) { return xstrdup(jget_str(rec, "req_nodes", "")); }
+FIELD(f_exc_nodes) { return xstrdup(jget_str(rec, "exc_nodes", "")); }
+FIELD(f_min_cpus) { return xasprintf("%lld", (long long)jget_int(rec, "cpus_per_task", 1)); }
+FIELD(f_submit) { return time_field(jget_int(rec, "submit_time", 0)); }
+FIELD(f_start) { return time_field(jget_int(rec, "start_time", 0)); }
+
+FIELD(f_user)
+{
+    const char *name = jget_str(rec, "user_name", NULL);
+    if (name && *name)
+        return xstrdup(name);
+    struct passwd *pw = getpwuid((uid_t)jget_int(rec, "user_id", 0));
+    return pw ? xstrdup(pw->pw_name) : int_field(rec, "user_id");
+}
+
+FIELD(f_group)
+{
+    struct group *gr = getgrgid((gid_t)jget_int(rec, "group_id", 0));
+    return gr && gr->gr_name[0] ? xstrdup(gr->gr_name) : int_field(rec, "group_id");
+}
+
+FIELD(f_command)
+{
+    const char *cmd = jget_str(rec, "command", NULL);
+    return xstrdup(cmd ? cmd : jget_str(rec, "name", "(null)"));
+}
+
+FIELD(f_priority_frac)
+{
+    double prio = (double)jget_int(rec, "priority", 0) / (double)0xffffffffu;
+    return xasprintf("%16.14f", prio);
+}
+
+FIELD(f_time_used)
+{
+    char buf[64];
+    timefmt_elapsed(job_time_used(rec, *(const int64_t *)ctx), buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+FIELD(f_time_limit)
+{
+    char buf[64];
+    timefmt_limit(jget_int(rec, "time_limit", TIME_INFINITE), buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+FIELD(f_time_left)
+{
+    char buf[64];
+    int64_t limit = jget_int(rec, "time_limit", TIME_INFINITE);
+    if (limit == TIME_INFINITE)
+        return xstrdup("UNLIMITED");
+    timefmt_elapsed(limit * 60 - job_time_used(rec, *(const int64_t *)ctx), buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+/* A running job's end is its start plus its limit, as the controller sets
+ * it in Slurm; an unlimited one has none yet. */
+FIELD(f_end)
+{
+    int64_t end = jget_int(rec, "end_time", 0), limit = jget_int(rec, "time_limit", -1);
+    int64_t start = jget_int(rec, "start_time", 0), now = *(const int64_t *)ctx;
+    bool running = job_is(rec, "RUNNING") || job_is(rec, "SUSPENDED");
+    if (running && end == 0 && start && limit != TIME_INFINITE)
+        end = start + limit * 60;
+    if (limit == TIME_INFINITE && (end > now || (running && end == 0)))
+        return xstrdup("NONE");
+    return time_field(end);
+}
+
+FIELD(f_reason_list)
+{
+    const char *st = job_state(rec);
+    if (!strcmp(st, "PENDING") || !strcmp(st, "TIMEOUT") || !strcmp(st, "FAILED")) {
+        *cut = true;
+        return xasprintf("(%s)", jget_str(rec, "reason", "None"));
+    }
+    return xstrdup(jget_str(rec, "node_list", ""));
+}
+
+FIELD(f_tres_per_node)
+{
+    int64_t gpn = jget_int(rec, "gpus_per_node", 0);
+    const char *type = jget_str(rec, "gpu_type", "");
+    if (gpn <= 0)
+        return xstrdup("N/A");
+    if (*type)
+        return xasprintf("gres/gpu:%s:%lld", type, (long long)gpn);
+    return xasprintf("gres/gpu:%lld", (long long)gpn);
+}
+
+FIELD(f_exec_host)
+{
+    struct hostlist *hl = hostlist_create(jget_str(rec, "node_list", ""));
+    const char *first = hl ? hostlist_nth(hl, 0) : NULL;
+    char *s = xstrdup(first ? first : "n/a");
+    hostlist_destroy(hl);
+    return s;
+}
+
+const struct fmt_code squeue_codes[] = {
+    {'A', "JOBID", 0, f_job_id},
+    {'B', "EXEC_HOST", 0, f_exec_host},
+    {'C', "CPUS", 0, f_cpus},
+    {'D', "NODES", 0, f_nodes},
+    {'G', "GROUP", 0, f_gid},
+    {'L', "TIME_LEFT", FMT_NOCUT, f_time_left},
+    {'M', "TIME", FMT_NOCUT, f_time_used},
+    {'N', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, f_node_list},
+    {'P', "PARTITION", 0, f_partition},
+    {'Q', "PRIORITY", 0, f_priority},
+    {'R', "NODELIST(REASON)", FMT_NOCUT | FMT_NOCUT_HEADER, f_reason_list},
+    {'S', "START_TIME", 0, f_start},
+    {'T', "STATE", 0, f_state},
+    {'U', "UID", 0, f_uid},
+    {'V', "SUBMIT_TIME", 0, f_submit},
+    {'Z', "WORK_DIR", 0, f_work_dir},
+    {'a', "ACCOUNT", 0, f_account},
+    {'b', "TRES_PER_NODE", 0, f_tres_per_node},
+    {'c', "MIN_CPUS", 0, f_min_cpus},
+    {'e', "END_TIME", 0, f_end},
+    {'g', "GROUP", 0, f_group},
+    {'i', "JOBID", 0, f_job_id},
+    {'j', "NAME", 0, f_name},
+    {'k', "COMMENT", 0, f_comment},
+    {'l', "TIME_LIMIT", FMT_NOCUT, f_time_limit},
+    {'n', "REQ_NODES", 0, f_req_nodes},
+    {'o', "COMMAND", 0, f_command},
+    {'p', "PRIORITY", 0, f_priority_frac},
+    {'r', "REASON", 0, f_reason},
+    {'t', "ST", 0, f_state_short},
+    {'u', "USER", 0, f_user},
+    {'x', "EXC_NODES", 0, f_exc_nodes},
+    {0, NULL, 0, NULL},
+};

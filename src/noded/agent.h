@@ -1,0 +1,81 @@
+/*
+ * agent: herdd's state and its dealings with the controller. It owns the
+ * table of this node's jobs (rebuilt from the spool at start, so a restarted
+ * herdd picks up the jobs its supervisors still run), registers at start and
+ * then as the heartbeat, and reports every job's end (POST /v1/node/job_end)
+ * once a second until the controller acknowledges it, then removes the
+ * job's spool directory.
+ */
+#ifndef HERD_NODED_AGENT_H
+#define HERD_NODED_AGENT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/http.h"
+#include "noded/spool.h"
+
+struct conf;
+struct conf_node;
+struct event;
+struct event_base;
+
+struct ajob {
+    struct agent *agent;
+    int64_t id;
+    pid_t sup_pid;         /* its supervisor */
+    pid_t pgid;            /* the job's process group (= session) */
+    bool ended;            /* res holds its end */
+    bool reporting;        /* a job_end is in flight; the job stays alive until it answers */
+    struct job_result res;
+    struct ajob *next;
+};
+
+struct agent {
+    struct event_base *base;
+    const struct conf *conf;
+    const struct conf_node *node;
+    char *conf_path;       /* absolute, for SLURM_CONF and the supervisors */
+    char *spool;
+    char *log_file;        /* what the supervisors log to; NULL: stderr */
+    int verbose;
+    int port;              /* the bound port */
+    struct http_server *srv;
+    struct event *tick;
+    struct event *beat;
+    struct ajob *jobs;
+    bool registering;
+    bool stopping;
+    int64_t stop_by;       /* when a stopping agent gives up reporting */
+};
+
+/* Spool ready and listening; NULL with a message in err. conf and node
+ * must outlive the agent. */
+struct agent *agent_create(struct event_base *base, const struct conf *conf,
+                           const struct conf_node *node, const char *conf_path,
+                           const char *log_file, int verbose, char *err, size_t errlen);
+void agent_destroy(struct agent *a);             /* NULL is a no-op */
+
+/* Rebuilds the job table from the spool, starts the timers and sends the
+ * first registration. 0 or -1. */
+int agent_start(struct agent *a);
+
+/* SIGTERM: kills every job, reports their ends for about 2 s, then breaks
+ * the event loop. */
+void agent_stop(struct agent *a);
+
+struct ajob *agent_job_find(struct agent *a, int64_t id);
+struct ajob *agent_job_add(struct agent *a, int64_t id);
+
+/* api.c: the routes herdd serves. */
+extern const struct http_route agent_routes[];
+extern const size_t agent_nroutes;
+
+/* launch.c: POST /v1/launch. Returns the HTTP status, with err set when it
+ * is not 200. */
+int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,72 @@
+#include <signal.h>
+#include <stdio.h>
+
+#include "common/conf.h"
+#include "common/http.h"
+#include "common/log.h"
+#include "noded/agent.h"
+
+#define ESLURM_INVALID_JOB_ID 2017
+#define SLURM_ERROR_CODE 1
+
+static void on_launch(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    if (a->stopping) {
+        http_reply_error(r, 503, SLURM_ERROR_CODE, "Node %s is shutting down", a->node->name);
+        return;
+    }
+    char err[512] = "";
+    int status = launch_job(a, r->body, err, sizeof err);
+    if (status == 200)
+        http_reply(r, 200, NULL);
+    else
+        http_reply_error(r, status, SLURM_ERROR_CODE, "%s", err);
+}
+
+/* A cancel goes to the supervisor, which does TERM, KillWait, KILL and
+ * records the job CANCELLED; any other signal goes to the job's processes. */
+static void signal_job(struct ajob *j, int sig, bool cancel)
+{
+    if (cancel) {
+        if (j->sup_pid > 1)
+            sigqueue(j->sup_pid, SIGTERM, (union sigval){ .sival_int = sig });
+    } else if (j->pgid > 1 && sig > 0) {
+        kill(-j->pgid, sig);
+    }
+}
+
+static void on_signal(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    json_t *jid = json_object_get(r->body, "job_id");
+    json_t *jsig = json_object_get(r->body, "signal");
+    json_t *jcancel = json_object_get(r->body, "cancel");
+    if (!json_is_integer(jid) || (jsig && !json_is_integer(jsig))
+        || (jcancel && !json_is_boolean(jcancel))) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE, "signal request needs job_id, signal, cancel");
+        return;
+    }
+    bool cancel = json_is_true(jcancel);
+    json_int_t sig = jsig ? json_integer_value(jsig) : SIGTERM;
+    if (sig < 0 || sig >= NSIG || (cancel && sig == 0) || (!jsig && !cancel)) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE, "Invalid signal");
+        return;
+    }
+    struct ajob *j = agent_job_find(a, json_integer_value(jid));
+    if (!j) {
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+        return;
+    }
+    log_info("job %lld: %s with signal %d", (long long)j->id, cancel ? "cancel" : "signal",
+             (int)sig);
+    if (!j->ended)
+        signal_job(j, (int)sig, cancel);
+    http_reply(r, 200, NULL);
+}
+
+const struct http_route agent_routes[] = {
+    { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
+    { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },
+};
+const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

@@ -1,0 +1,127 @@
+#include "noded/detect.h"
+
+#include <ctype.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+
+/* NVML's own ABI, declared here since we build without its header. */
+typedef int nvml_ret;
+typedef void *nvml_device;
+#define NVML_SUCCESS 0
+#define NVML_NAME_LEN 96
+
+struct nvml {
+    void *lib;
+    nvml_ret (*init)(void);
+    nvml_ret (*shutdown)(void);
+    nvml_ret (*count)(unsigned int *);
+    nvml_ret (*handle)(unsigned int, nvml_device *);
+    nvml_ret (*name)(nvml_device, char *, unsigned int);
+};
+
+static int nvml_open(struct nvml *n)
+{
+    const char *path = getenv("HERD_NVML_LIBRARY");
+    n->lib = dlopen(path && path[0] ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!n->lib) {
+        log_debug("no NVML: %s", dlerror());
+        return -1;
+    }
+    *(void **)&n->init = dlsym(n->lib, "nvmlInit_v2");
+    *(void **)&n->shutdown = dlsym(n->lib, "nvmlShutdown");
+    *(void **)&n->count = dlsym(n->lib, "nvmlDeviceGetCount_v2");
+    *(void **)&n->handle = dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
+    *(void **)&n->name = dlsym(n->lib, "nvmlDeviceGetName");
+    if (!n->init || !n->shutdown || !n->count || !n->handle || !n->name) {
+        log_warnx("NVML library lacks the functions herdd needs");
+        dlclose(n->lib);
+        return -1;
+    }
+    if (n->init() != NVML_SUCCESS) {
+        log_warnx("nvmlInit_v2 failed");
+        dlclose(n->lib);
+        return -1;
+    }
+    return 0;
+}
+
+void detect_gpu_type(char *name)
+{
+    for (char *p = name; *p; p++)
+        *p = *p == ' ' ? '_' : (char)tolower((unsigned char)*p);
+}
+
+static void detect_gpus(struct detect *d)
+{
+    struct nvml n;
+    if (nvml_open(&n) < 0)
+        return;
+    unsigned int count = 0;
+    if (n.count(&count) != NVML_SUCCESS || count > 1024)
+        count = 0;
+    d->gpu_types = xcalloc(count + 1, sizeof *d->gpu_types);
+    for (unsigned int i = 0; i < count; i++) {
+        nvml_device dev;
+        char name[NVML_NAME_LEN] = "";
+        if (n.handle(i, &dev) != NVML_SUCCESS || n.name(dev, name, sizeof name) != NVML_SUCCESS)
+            snprintf(name, sizeof name, "gpu");
+        name[sizeof name - 1] = '\0';
+        detect_gpu_type(name);
+        d->gpu_types[d->ngpus++] = xstrdup(name);
+    }
+    n.shutdown();
+    dlclose(n.lib);
+}
+
+void detect_run(struct detect *d)
+{
+    memset(d, 0, sizeof *d);
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    d->cpus = cpus > 0 ? (int)cpus : 1;
+    long pages = sysconf(_SC_PHYS_PAGES), psize = sysconf(_SC_PAGE_SIZE);
+    if (pages > 0 && psize > 0)
+        d->mem_mb = (uint64_t)pages * (uint64_t)psize / (1024 * 1024);
+    struct sysinfo si;
+    if (sysinfo(&si) == 0)
+        d->uptime_s = si.uptime;
+    detect_gpus(d);
+}
+
+void detect_clear(struct detect *d)
+{
+    for (size_t i = 0; i < d->ngpus; i++)
+        free(d->gpu_types[i]);
+    free(d->gpu_types);
+    memset(d, 0, sizeof *d);
+}
+
+/* " Gres=gpu:a:2,gpu:b:1": consecutive GPUs of one type fold together. */
+static void print_gres(FILE *out, const struct detect *d)
+{
+    const char *sep = " Gres=";
+    for (size_t i = 0; i < d->ngpus;) {
+        size_t j = i;
+        while (j < d->ngpus && strcmp(d->gpu_types[j], d->gpu_types[i]) == 0)
+            j++;
+        fprintf(out, "%sgpu:%s:%zu", sep, d->gpu_types[i], j - i);
+        sep = ",";
+        i = j;
+    }
+}
+
+void detect_print(FILE *out, const char *node_name, const struct detect *d)
+{
+    fprintf(out, "NodeName=%s CPUs=%d Boards=1 SocketsPerBoard=1 CoresPerSocket=%d "
+            "ThreadsPerCore=1 RealMemory=%" PRIu64, node_name, d->cpus, d->cpus, d->mem_mb);
+    print_gres(out, d);
+    int64_t up = d->uptime_s;
+    fprintf(out, "\nUpTime=%" PRId64 "-%02d:%02d:%02d\n", up / 86400, (int)(up / 3600 % 24),
+            (int)(up / 60 % 60), (int)(up % 60));
+}

@@ -1,0 +1,213 @@
+#include "noded/jobenv.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "noded/jobspec.h"
+
+/* Slurm's NO_VAL-2 array task id, what %a gives outside an array. */
+#define NO_ARRAY_TASK "4294967294"
+
+struct envb {
+    char **v;
+    size_t n, cap;
+};
+
+static void envb_put(struct envb *e, char *entry)
+{
+    size_t klen = strcspn(entry, "=");
+    for (size_t i = 0; i < e->n; i++) {
+        if (strncmp(e->v[i], entry, klen) == 0 && e->v[i][klen] == '=') {
+            free(e->v[i]);
+            e->v[i] = entry;
+            return;
+        }
+    }
+    if (e->n + 2 > e->cap) {
+        e->cap = e->cap ? e->cap * 2 : 64;
+        e->v = xrealloc(e->v, e->cap * sizeof *e->v);
+    }
+    e->v[e->n++] = entry;
+    e->v[e->n] = NULL;
+}
+
+static void envb_set(struct envb *e, const char *key, const char *val)
+{
+    envb_put(e, xasprintf("%s=%s", key, val));
+}
+
+static void envb_seti(struct envb *e, const char *key, int64_t val)
+{
+    envb_put(e, xasprintf("%s=%" PRId64, key, val));
+}
+
+static char *gpu_list(const struct job_spec *js)
+{
+    char *s = xstrdup("");
+    for (size_t i = 0; i < js->ngpus; i++) {
+        char *t = xasprintf("%s%s%d", s, i ? "," : "", js->gpus[i]);
+        free(s);
+        s = t;
+    }
+    return s;
+}
+
+static void set_gpus(struct envb *e, const struct job_spec *js)
+{
+    if (!js->ngpus)
+        return;
+    char *list = gpu_list(js);
+    envb_seti(e, "SLURM_GPUS_ON_NODE", (int64_t)js->ngpus);
+    envb_set(e, "SLURM_JOB_GPUS", list);
+    envb_set(e, "CUDA_VISIBLE_DEVICES", list);
+    envb_set(e, "GPU_DEVICE_ORDINAL", list);
+    free(list);
+}
+
+/* Slurm's per-node counts: "4", or "4(x2)" when every node has the same. */
+static void set_counts(struct envb *e, const char *key, int64_t per_node, int64_t nodes)
+{
+    if (nodes > 1)
+        envb_put(e, xasprintf("%s=%" PRId64 "(x%" PRId64 ")", key, per_node, nodes));
+    else
+        envb_seti(e, key, per_node);
+}
+
+static void set_job(struct envb *e, const struct job_spec *js)
+{
+    envb_seti(e, "SLURM_JOB_ID", js->job_id);
+    envb_seti(e, "SLURM_JOBID", js->job_id);
+    envb_set(e, "SLURM_JOB_NAME", js->name);
+    envb_set(e, "SLURM_JOB_NODELIST", js->node_list[0] ? js->node_list : js->node_name);
+    envb_set(e, "SLURM_NODELIST", js->node_list[0] ? js->node_list : js->node_name);
+    envb_seti(e, "SLURM_NNODES", js->num_nodes);
+    envb_seti(e, "SLURM_JOB_NUM_NODES", js->num_nodes);
+    envb_seti(e, "SLURM_NTASKS", js->ntasks);
+    envb_seti(e, "SLURM_NPROCS", js->ntasks);
+    if (js->cpus_per_task_set)
+        envb_seti(e, "SLURM_CPUS_PER_TASK", js->cpus_per_task);
+    envb_seti(e, "SLURM_CPUS_ON_NODE", js->node_cpus);
+    set_counts(e, "SLURM_JOB_CPUS_PER_NODE", js->node_cpus, js->num_nodes);
+    if (js->num_nodes <= 1)
+        envb_seti(e, "SLURM_TASKS_PER_NODE", js->ntasks);
+    envb_set(e, "SLURM_SUBMIT_DIR", js->submit_dir);
+    envb_set(e, "SLURM_SUBMIT_HOST", js->submit_host);
+    envb_set(e, "SLURM_JOB_PARTITION", js->partition);
+    envb_set(e, "SLURM_CLUSTER_NAME", js->cluster_name);
+    if (js->start_time > 0) {
+        envb_seti(e, "SLURM_JOB_START_TIME", js->start_time);
+        if (js->time_limit > 0)
+            envb_seti(e, "SLURM_JOB_END_TIME", js->start_time + js->time_limit * 60);
+    }
+}
+
+static void set_task(struct envb *e, const struct job_spec *js, pid_t task_pid)
+{
+    envb_set(e, "SLURMD_NODENAME", js->node_name);
+    envb_set(e, "SLURM_TOPOLOGY_ADDR", js->node_name);
+    envb_seti(e, "SLURM_NODEID", 0);
+    envb_seti(e, "SLURM_PROCID", 0);
+    envb_seti(e, "SLURM_LOCALID", 0);
+    envb_set(e, "SLURM_GTIDS", "0");
+    envb_seti(e, "SLURM_TASK_PID", task_pid);
+    envb_set(e, "SLURM_JOB_USER", js->user_name);
+    envb_seti(e, "SLURM_JOB_UID", js->uid);
+    envb_seti(e, "SLURM_JOB_GID", js->gid);
+}
+
+char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task_pid)
+{
+    struct envb e = { 0 };
+    for (size_t i = 0; i < js->nenv; i++)
+        envb_put(&e, xstrdup(js->environment[i]));
+    set_job(&e, js);
+    set_task(&e, js, task_pid);
+    set_gpus(&e, js);
+    if (conf_path)
+        envb_set(&e, "SLURM_CONF", conf_path);
+    envb_set(&e, "ENVIRONMENT", "BATCH");
+    return e.v;
+}
+
+void jobenv_free(char **env)
+{
+    for (size_t i = 0; env && env[i]; i++)
+        free(env[i]);
+    free(env);
+}
+
+static void buf_add(char **buf, size_t *len, const char *s, size_t n)
+{
+    *buf = xrealloc(*buf, *len + n + 1);
+    memcpy(*buf + *len, s, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+}
+
+/* The value of one code, NULL when it is not one of Slurm's; numeric ones
+ * honour the zero padding width. */
+static char *code_value(char c, int width, const struct job_spec *js)
+{
+    switch (c) {
+    case 'j': case 'A': return xasprintf("%0*" PRId64, width, js->job_id);
+    case 'a': return xstrdup(NO_ARRAY_TASK);
+    case 'n': case 't': return xasprintf("%0*d", width, 0);
+    case 'x': return xstrdup(js->name);
+    case 'u': return xstrdup(js->user_name);
+    case 'N': return xstrdup(js->node_name);
+    case '%': return xstrdup("%");
+    default: return NULL;
+    }
+}
+
+static char *expand_literal(const char *pattern)
+{
+    char *out = xstrdup(pattern);
+    size_t k = 0;
+    for (const char *p = pattern; *p; p++)
+        if (*p != '\\')
+            out[k++] = *p;
+    out[k] = '\0';
+    return out;
+}
+
+char *jobenv_expand(const char *pattern, const struct job_spec *js)
+{
+    if (strchr(pattern, '\\'))
+        return expand_literal(pattern);
+    char *out = xstrdup("");
+    size_t len = 0;
+    for (const char *p = pattern; *p;) {
+        const char *q = p + 1;
+        int width = 0;
+        if (*p == '%') {
+            while (isdigit((unsigned char)*q) && width < 100)
+                width = width * 10 + (*q++ - '0');
+        }
+        char *v = *p == '%' && *q ? code_value(*q, width > 10 ? 10 : width, js) : NULL;
+        if (v) {
+            buf_add(&out, &len, v, strlen(v));
+            free(v);
+            p = q + 1;
+        } else {
+            buf_add(&out, &len, p, 1);
+            p++;
+        }
+    }
+    return out;
+}
+
+char *jobenv_path(const char *pattern, const char *def, const struct job_spec *js)
+{
+    char *name = jobenv_expand(pattern && pattern[0] ? pattern : def, js);
+    if (name[0] == '/')
+        return name;
+    const char *wd = js->work_dir;
+    char *path = xasprintf("%s%s%s", wd, wd[strlen(wd) - 1] == '/' ? "" : "/", name);
+    free(name);
+    return path;
+}

@@ -1,0 +1,28 @@
+/*
+ * jobenv: what a batch job sees of Slurm: its environment (the job's own
+ * "environment" list with the SLURM_* variables set over it) and its I/O file
+ * names (Slurm's filename patterns %j %x %u %N %n %A %a %t %%, with optional
+ * zero padding such as %4j).
+ */
+#ifndef HERD_NODED_JOBENV_H
+#define HERD_NODED_JOBENV_H
+
+#include <sys/types.h>
+
+struct job_spec;
+
+/* The NULL-terminated environment of the job; conf_path becomes SLURM_CONF
+ * and task_pid SLURM_TASK_PID. Free with jobenv_free. */
+char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task_pid);
+void jobenv_free(char **env);                    /* NULL is a no-op */
+
+/* The pattern with Slurm's codes replaced; unknown codes are kept as they
+ * are, and a pattern holding a backslash is taken literally (backslashes
+ * dropped), as in Slurm. Caller frees. */
+char *jobenv_expand(const char *pattern, const struct job_spec *js);
+
+/* The file a pattern names: expanded, a relative one taken from the job's
+ * work_dir; "" gives def. Caller frees. */
+char *jobenv_path(const char *pattern, const char *def, const struct job_spec *js);
+
+#endif

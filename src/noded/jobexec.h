@@ -1,0 +1,21 @@
+/*
+ * jobexec: the job's own process, between the supervisor's fork and the
+ * script's exec: a new session, the user's identity (nothing of root kept),
+ * umask, working directory, the I/O files opened as the user (so a user
+ * cannot write where they could not), the environment, then the script.
+ */
+#ifndef HERD_NODED_JOBEXEC_H
+#define HERD_NODED_JOBEXEC_H
+
+struct job_spec;
+
+/* Never returns: execs the script, or exits 1 when the job cannot start.
+ * sync_fd is closed once the new session (and process group) exists. */
+void jobexec_run(const struct job_spec *js, const char *script, const char *conf_path,
+                 int sync_fd) __attribute__((noreturn));
+
+/* Becomes the job's user: initgroups, setgid, setuid, in that order. A herdd
+ * that is not root can only run its own user's jobs. 0 or -1 with errno. */
+int jobexec_become_user(const struct job_spec *js);
+
+#endif

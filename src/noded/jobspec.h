@@ -1,0 +1,54 @@
+/*
+ * jobspec: the job a controller asks this node to run (POST /v1/launch), read
+ * from its JSON with every field's type checked, since the body comes off the
+ * network. The same parse serves herdd (to validate and answer 400) and the
+ * supervisor (which reads the job.json that herdd saved).
+ */
+#ifndef HERD_NODED_JOBSPEC_H
+#define HERD_NODED_JOBSPEC_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct job_spec {
+    int64_t job_id;
+    char *name;
+    char *partition;
+    char *node_name;       /* this node's name */
+    char *node_list;       /* the whole allocation, compressed */
+    char *script;
+    char *user_name;
+    char *work_dir;
+    char *submit_dir;
+    char *submit_host;
+    char *std_out;         /* patterns; "" = default */
+    char *std_err;
+    char *std_in;
+    char *cluster_name;
+    char **environment;    /* "K=V" entries */
+    size_t nenv;
+    char **argv;
+    size_t nargv;
+    int64_t uid;
+    int64_t gid;
+    int64_t node_cpus;
+    int64_t node_mem_mb;
+    int *gpus;             /* this node's GPU indices */
+    size_t ngpus;
+    int64_t time_limit;    /* minutes, -1 none */
+    int64_t start_time;
+    int64_t num_nodes;
+    int64_t ntasks;
+    int64_t cpus_per_task;
+    bool cpus_per_task_set;
+    int64_t umask;         /* -1: none given */
+};
+
+/* NULL with a message in err naming the bad field. */
+struct job_spec *job_spec_from_json(const json_t *o, char *err, size_t errlen);
+void job_spec_destroy(struct job_spec *js);      /* NULL is a no-op */
+
+#endif

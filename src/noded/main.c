@@ -1,0 +1,213 @@
+/*
+ * herdd: the node agent. herdd [-f slurm.conf] [-N nodename] [-D] [-v] [-C]
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "noded/agent.h"
+#include "noded/detect.h"
+#include "noded/supervisor.h"
+
+struct opts {
+    const char *conf;
+    char name[256];
+    bool foreground;
+    bool print_node;
+    int verbose;
+};
+
+static void usage(void)
+{
+    fprintf(stderr, "usage: herdd [-f slurm.conf] [-N nodename] [-D] [-v] [-C]\n");
+    exit(1);
+}
+
+static void short_hostname(char *buf, size_t n)
+{
+    if (gethostname(buf, n) < 0)
+        snprintf(buf, n, "localhost");
+    buf[n - 1] = '\0';
+    buf[strcspn(buf, ".")] = '\0';
+}
+
+static void parse_opts(int argc, char **argv, struct opts *o)
+{
+    int c;
+    while ((c = getopt(argc, argv, "f:N:DvCh")) != -1) {
+        switch (c) {
+        case 'f': o->conf = optarg; break;
+        case 'N': snprintf(o->name, sizeof o->name, "%s", optarg); break;
+        case 'D': o->foreground = true; break;
+        case 'v': o->verbose++; break;
+        case 'C': o->print_node = true; break;
+        default: usage();
+        }
+    }
+    if (optind != argc)
+        usage();
+    if (!o->conf)
+        o->conf = conf_default_path();
+    if (!o->name[0])
+        short_hostname(o->name, sizeof o->name);
+}
+
+static int print_node(const char *name)
+{
+    struct detect d;
+    detect_run(&d);
+    detect_print(stdout, name, &d);
+    detect_clear(&d);
+    return 0;
+}
+
+/* The parent stays until the child says it is serving (exit 0) or dies
+ * (exit 1, its message already on our shared stderr). */
+static int daemon_fork(void)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        fatal("pipe");
+    pid_t pid = fork();
+    if (pid < 0)
+        fatal("fork");
+    if (pid > 0) {
+        close(p[1]);
+        char c;
+        ssize_t n;
+        while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
+            ;
+        _exit(n == 1 ? 0 : 1);
+    }
+    close(p[0]);
+    setsid();
+    return p[1];
+}
+
+static void daemon_ready(int fd)
+{
+    int null = open("/dev/null", O_RDWR);
+    if (null >= 0) {
+        dup2(null, 0);
+        dup2(null, 1);
+        dup2(null, 2);
+        if (null > 2)
+            close(null);
+    }
+    ssize_t n = write(fd, "1", 1);
+    (void)n;
+    close(fd);
+}
+
+static char *write_pidfile(const struct conf *c, const char *node)
+{
+    if (!c->pid_file_d || !c->pid_file_d[0])
+        return NULL;
+    char *path = conf_expand_node(c->pid_file_d, node);
+    FILE *f = fopen(path, "we");
+    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
+        log_warn("cannot write %s", path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}
+
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    struct agent *a = arg;
+    if (sig == SIGHUP) {
+        log_reopen();
+    } else if (sig == SIGCHLD) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    } else if (a->stopping) {
+        event_base_loopbreak(a->base);
+    } else {
+        agent_stop(a);
+    }
+}
+
+static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+#define NHANDLED (sizeof handled / sizeof handled[0])
+
+static int serve(struct event_base *base, struct agent *a)
+{
+    struct event *ev[NHANDLED];
+    for (size_t i = 0; i < NHANDLED; i++) {
+        ev[i] = evsignal_new(base, handled[i], on_signal, a);
+        if (!ev[i] || event_add(ev[i], NULL) < 0)
+            fatalx("cannot watch signal %d", handled[i]);
+    }
+    int rc = event_base_dispatch(base);
+    for (size_t i = 0; i < NHANDLED; i++)
+        event_free(ev[i]);
+    return rc < 0 ? 1 : 0;
+}
+
+static char *log_path(const struct conf *c, const char *node, bool foreground)
+{
+    if (foreground || !c->log_file_d || !c->log_file_d[0])
+        return NULL;
+    return conf_expand_node(c->log_file_d, node);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], SUPERVISOR_FLAG) == 0)
+        return supervisor_main(argc, argv);
+    struct opts o = { 0 };
+    parse_opts(argc, argv, &o);
+    log_init("herdd", o.verbose, NULL);
+    if (o.print_node)
+        return print_node(o.name);
+    char err[1024];
+    struct conf *c = conf_load(o.conf, err, sizeof err);
+    if (!c)
+        fatalx("%s", err);
+    const struct conf_node *node = conf_node_find(c, o.name);
+    if (!node)
+        fatalx("node %s is not in %s", o.name, o.conf);
+    char abs[PATH_MAX];
+    const char *conf_path = realpath(o.conf, abs) ? abs : o.conf;
+    char *logfile = log_path(c, node->name, o.foreground);
+    int ready_fd = o.foreground ? -1 : daemon_fork();
+    signal(SIGPIPE, SIG_IGN);
+    struct event_base *base = event_base_new();
+    if (!base)
+        fatalx("cannot create the event loop");
+    struct agent *a = agent_create(base, c, node, conf_path, logfile, o.verbose, err, sizeof err);
+    if (!a)
+        fatalx("%s", err);
+    char *pidfile = write_pidfile(c, node->name);
+    if (ready_fd >= 0) {
+        log_init("herdd", o.verbose, logfile);
+        daemon_ready(ready_fd);
+    }
+    log_info("node %s serving on %s:%d", node->name, node->addr, a->port);
+    if (agent_start(a) < 0)
+        fatalx("cannot start the node agent");
+    int rc = serve(base, a);
+    log_info("node %s stopped", node->name);
+    agent_destroy(a);
+    event_base_free(base);
+    if (pidfile)
+        unlink(pidfile);
+    free(pidfile);
+    free(logfile);
+    conf_destroy(c);
+    return rc;
+}

@@ -1,0 +1,151 @@
+#include "noded/spool.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/xmalloc.h"
+
+char *spool_job_dir(const char *spool, int64_t job_id)
+{
+    return xasprintf("%s/job%05" PRId64, spool, job_id);
+}
+
+int64_t spool_parse_name(const char *name)
+{
+    if (strncmp(name, "job", 3) != 0 || !name[3])
+        return -1;
+    char *end;
+    errno = 0;
+    long long v = strtoll(name + 3, &end, 10);
+    if (*end || errno || v <= 0 || v >= UINT32_MAX)
+        return -1;
+    return v;
+}
+
+int spool_mkdirs(const char *path, mode_t mode)
+{
+    char *p = xstrdup(path);
+    for (char *s = p + 1; ; s++) {
+        if (*s != '/' && *s != '\0')
+            continue;
+        char c = *s;
+        *s = '\0';
+        if (mkdir(p, mode) < 0 && errno != EEXIST) {
+            free(p);
+            return -1;
+        }
+        *s = c;
+        if (!c)
+            break;
+    }
+    free(p);
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode) ? 0 : (errno = ENOTDIR, -1);
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st;
+    (void)ftw;
+    return flag == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+int spool_rmtree(const char *path)
+{
+    if (nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS) < 0)
+        return errno == ENOENT ? 0 : -1;
+    return 0;
+}
+
+int spool_write(const char *dir, const char *name, const char *data, mode_t mode)
+{
+    char *tmp = xasprintf("%s/.%s.tmp", dir, name);
+    char *dst = xasprintf("%s/%s", dir, name);
+    int rc = -1;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd >= 0) {
+        size_t len = strlen(data), off = 0;
+        while (off < len) {
+            ssize_t n = write(fd, data + off, len - off);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n <= 0)
+                break;
+            off += (size_t)n;
+        }
+        if (off == len && fchmod(fd, mode) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+            fd = -1;
+            rc = rename(tmp, dst);
+        }
+        if (fd >= 0)
+            close(fd);
+        if (rc < 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(dst);
+    return rc;
+}
+
+int spool_write_pid(const char *dir, const char *name, pid_t pid)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%ld\n", (long)pid);
+    return spool_write(dir, name, buf, 0644);
+}
+
+pid_t spool_read_pid(const char *dir, const char *name)
+{
+    char *path = xasprintf("%s/%s", dir, name);
+    FILE *f = fopen(path, "re");
+    free(path);
+    if (!f)
+        return -1;
+    char buf[32] = "";
+    char *ok = fgets(buf, sizeof buf, f);
+    fclose(f);
+    char *end;
+    long v = ok ? strtol(buf, &end, 10) : 0;
+    return ok && v > 1 && (*end == '\n' || *end == '\0') ? (pid_t)v : -1;
+}
+
+int spool_result_write(const char *dir, const struct job_result *res)
+{
+    json_t *o = json_pack("{s:s, s:i, s:i, s:I}", "state", res->state,
+                          "exit_code", res->exit_code, "exit_signal", res->exit_signal,
+                          "end_time", (json_int_t)res->end_time);
+    char *text = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    int rc = spool_write(dir, SPOOL_RESULT, text, 0600);
+    free(text);
+    return rc;
+}
+
+int spool_result_read(const char *dir, struct job_result *res)
+{
+    char *path = xasprintf("%s/%s", dir, SPOOL_RESULT);
+    json_t *o = json_load_file(path, 0, NULL);
+    free(path);
+    const char *state = json_string_value(json_object_get(o, "state"));
+    json_t *code = json_object_get(o, "exit_code"), *sig = json_object_get(o, "exit_signal");
+    json_t *end = json_object_get(o, "end_time");
+    int rc = -1;
+    if (state && strlen(state) < sizeof res->state && json_is_integer(code)
+        && json_is_integer(sig) && json_is_integer(end)) {
+        snprintf(res->state, sizeof res->state, "%s", state);
+        res->exit_code = (int)json_integer_value(code);
+        res->exit_signal = (int)json_integer_value(sig);
+        res->end_time = json_integer_value(end);
+        rc = 0;
+    }
+    json_decref(o);
+    return rc;
+}

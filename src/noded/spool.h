@@ -1,0 +1,48 @@
+/*
+ * spool: a node's on-disk job records, SlurmdSpoolDir/jobNNNNN/, which let
+ * jobs outlive a restart of herdd: job.json (the launch request),
+ * slurm_script, supervisor.pid and job.pgid (written by the supervisor), and
+ * result (the job's end, written atomically by the supervisor, or by herdd
+ * when the supervisor died without one). herdd removes the directory once the
+ * controller has acknowledged the end.
+ */
+#ifndef HERD_NODED_SPOOL_H
+#define HERD_NODED_SPOOL_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SPOOL_JOB_JSON  "job.json"
+#define SPOOL_SCRIPT    "slurm_script"
+#define SPOOL_SUP_PID   "supervisor.pid"
+#define SPOOL_PGID      "job.pgid"
+#define SPOOL_RESULT    "result"
+
+struct job_result {
+    char state[16];        /* COMPLETED, FAILED, TIMEOUT, CANCELLED */
+    int exit_code;
+    int exit_signal;
+    int64_t end_time;
+};
+
+/* SPOOL/job00012; caller frees. */
+char *spool_job_dir(const char *spool, int64_t job_id);
+/* The job id of a spool entry name "job00012", or -1. */
+int64_t spool_parse_name(const char *name);
+
+/* mkdir -p; 0 or -1 with errno. */
+int spool_mkdirs(const char *path, mode_t mode);
+/* rm -rf of a directory of ours; 0 or -1 with errno. */
+int spool_rmtree(const char *path);
+
+/* Writes dir/name atomically (temporary file, fsync, rename). 0 or -1. */
+int spool_write(const char *dir, const char *name, const char *data, mode_t mode);
+/* A number written by spool_write_pid; -1 when missing or malformed. */
+pid_t spool_read_pid(const char *dir, const char *name);
+int spool_write_pid(const char *dir, const char *name, pid_t pid);
+
+int spool_result_write(const char *dir, const struct job_result *res);
+/* 0, or -1 when there is no (valid) result yet. */
+int spool_result_read(const char *dir, struct job_result *res);
+
+#endif

@@ -1,0 +1,18 @@
+/*
+ * supervisor: one process per job (Slurm's slurmstepd), started by herdd
+ * re-executing itself as `herdd --supervise DIR CONF KILLWAIT LOG VERBOSE FD`
+ * in a new session, so that it outlives herdd. It forks the job, reports
+ * "OK <its pid> <job pid>" (or "ER <message>") on FD, enforces the time
+ * limit, turns SIGTERM into a cancel (sigqueue's value, when one is given,
+ * is the first signal sent: herdd's shutdown asks for SIGKILL), and at the
+ * end writes DIR/result.
+ */
+#ifndef HERD_NODED_SUPERVISOR_H
+#define HERD_NODED_SUPERVISOR_H
+
+#define SUPERVISOR_FLAG "--supervise"
+
+/* argv as above; the process's exit code. */
+int supervisor_main(int argc, char **argv);
+
+#endif

@@ -1,0 +1,82 @@
+"""Fixtures of the integration tests. Most tests share one 2-node x 4-GPU
+cluster (session scope); destructive tests start their own. Every cluster is
+stopped with `herd down` in teardown, failure or not, and no process of its
+directory may be left."""
+
+import subprocess
+import time
+
+import pytest
+
+from helpers import FINAL_STATES, cluster_fixture, open_dir, wait_for
+
+SESSION_UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8",
+              "--mem-per-node", "8000", "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
+USERS = ("herdtest1", "herdtest2")
+
+
+@pytest.fixture(scope="session")
+def users():
+    for u in USERS:
+        if subprocess.run(["id", u], capture_output=True).returncode != 0:
+            subprocess.run(["useradd", "-m", u], check=True, capture_output=True)
+    return USERS
+
+
+@pytest.fixture(scope="session")
+def session_cluster(tmp_path_factory, users):
+    gen = cluster_fixture(tmp_path_factory, "session", SESSION_UP)
+    c = next(gen)
+    try:
+        # What the freshly started cluster shows, before any job takes a node.
+        c.initial = {args: c.run(list(args), check=False)
+                     for args in (("sinfo",), ("sinfo", "-h", "-o", "%D,%T"), ("sinfo", "-N"))}
+        # The time limit job (-t 1) starts now so that its minute overlaps the
+        # other tests; test_zz_timeout.py checks how it ended.
+        c.timeout_job = None
+        c.timeout_error = None
+        wd = tmp_path_factory.mktemp("timeout-job")
+        open_dir(wd)
+        c.timeout_dir = str(wd)
+        c.timeout_submitted = time.monotonic()
+        try:
+            c.timeout_job = c.sbatch(["-t", "1", "-J", "tlimit"], cwd=str(wd),
+                                     script="#!/bin/sh\necho started\nexec /bin/sleep 600\n")
+        except (Exception, pytest.fail.Exception) as e:
+            c.timeout_error = str(e)
+        yield c
+    finally:
+        for _ in gen:
+            pass
+
+
+@pytest.fixture(scope="session", autouse=True)
+def start_session_cluster_early(request):
+    """Starts the shared cluster (and the time limit job) before the first
+    test, whichever it is; a failure here is reported by the tests using it."""
+    try:
+        request.getfixturevalue("session_cluster")
+    except (Exception, pytest.fail.Exception):
+        pass
+
+
+@pytest.fixture
+def cluster(session_cluster):
+    """The shared cluster; jobs a test leaves behind are cancelled after it."""
+    yield session_cluster
+    keep = {session_cluster.timeout_job}
+    left = session_cluster.cancel_all(keep=keep)
+    if left:
+        def done():
+            return all(session_cluster.state(i) in FINAL_STATES | {""} for i in left)
+        try:
+            wait_for(done, 20, f"leftover jobs {left} to end after scancel")
+        except pytest.fail.Exception:
+            pass
+
+
+@pytest.fixture
+def workdir(tmp_path):
+    """A submit directory any user may write to."""
+    open_dir(tmp_path)
+    return str(tmp_path)

@@ -1,0 +1,73 @@
+"""Durability: kill -9 the controller; after `herd up` every acknowledged job
+is back with its id and state, running jobs kept running, and a job that
+ended while the controller was down is recorded as it ended."""
+
+import os
+import signal
+import time
+
+import pytest
+
+from helpers import cluster_fixture, pid_alive, wait_file, wait_for
+
+UP = ["--nodes", "1", "--gpus-per-node", "2", "--cpus-per-node", "4", "--mem-per-node", "4000",
+      "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
+
+
+@pytest.fixture(scope="module")
+def dcluster(tmp_path_factory, users):
+    yield from cluster_fixture(tmp_path_factory, "durable", UP)
+
+
+def kill_controller(c):
+    pid = c.ctld_pid()
+    assert pid_alive(pid), "herdctld not running before the kill"
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid), 10, f"herdctld {pid} to die")
+    return pid
+
+
+def test_jobs_survive_controller_kill(dcluster, workdir):
+    c = dcluster
+    held = c.sbatch(["--hold", "-J", "dheld"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    out = os.path.join(workdir, "running.out")
+    running = c.sbatch(["-J", "drun", "-o", out], cwd=workdir,
+                       script="#!/bin/sh\necho pid $$\n/bin/sleep 15\necho done\n")
+    c.wait_state(running, "RUNNING")
+    job_pid = int(wait_file(out, contains="pid ").split()[1])
+    old = kill_controller(c)
+    time.sleep(1)
+    assert pid_alive(job_pid), "the job's process died with the controller"
+    c.up()
+    assert c.ctld_pid() != old
+    assert c.state(held) == "PENDING"
+    assert c.field(held, "%r") == "JobHeldUser"
+    assert c.field(held, "%j") == "dheld"
+    assert c.state(running) == "RUNNING"
+    assert c.field(running, "%j") == "drun"
+    assert pid_alive(job_pid), "the job's process did not survive the controller restart"
+    c.wait_state(running, "COMPLETED", timeout=45)
+    with open(out) as f:
+        assert f.read().splitlines()[-1] == "done"
+    # Ids are never reused after a restart.
+    newer = c.sbatch(["--hold"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    assert newer > max(held, running)
+    c.run(["scancel", str(held), str(newer)])
+    c.wait_state(held, "CANCELLED")
+
+
+def test_job_ending_while_controller_down(dcluster, workdir):
+    c = dcluster
+    job = c.sbatch(["-J", "dshort"], cwd=workdir, script="#!/bin/sh\n/bin/sleep 3\n")
+    c.wait_state(job, "RUNNING")
+    kill_controller(c)
+    time.sleep(6)        # the job ends while nobody listens
+    c.up()
+    c.wait_state(job, "COMPLETED", timeout=30)
+    failed = c.sbatch(["-J", "dfail"], cwd=workdir, script="#!/bin/sh\n/bin/sleep 2\nexit 7\n")
+    c.wait_state(failed, "RUNNING")
+    kill_controller(c)
+    time.sleep(4)
+    c.up()
+    c.wait_state(failed, "FAILED", timeout=30)
+    assert c.api_job(failed)["exit_code"] == 7

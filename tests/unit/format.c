@@ -1,0 +1,304 @@
+/* Unit tests of the commands' output: the %-format engine, job and node
+ * state names, and squeue's filtering and printing of JSON fixtures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <cmocka.h>
+
+#include "cmd/format.h"
+#include "cmd/jobstate.h"
+#include "cmd/nodestate.h"
+#include "cmd/squeue.h"
+#include "common/hostlist.h"
+#include "common/xmalloc.h"
+
+/* Captures what fn prints. */
+struct capture {
+    char *buf;
+    size_t len;
+    FILE *f;
+};
+
+static FILE *cap_open(struct capture *c)
+{
+    c->buf = NULL;
+    c->len = 0;
+    c->f = open_memstream(&c->buf, &c->len);
+    return c->f;
+}
+
+static char *cap_close(struct capture *c)
+{
+    fclose(c->f);
+    return c->buf;
+}
+
+static char *word(const void *rec, const void *ctx, bool *cut)
+{
+    (void)ctx;
+    (void)cut;
+    return xstrdup(rec);
+}
+
+static const struct fmt_code test_codes[] = {
+    {'w', "WORD", 0, word},
+    {'n', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, word},
+    {0, NULL, 0, NULL},
+};
+
+static char *render(const char *spec, const char *rec)
+{
+    struct capture c;
+    struct fmt *f = fmt_parse(spec, test_codes, "test", "job");
+    fmt_print_row(cap_open(&c), f, rec, NULL);
+    fmt_destroy(f);
+    return cap_close(&c);
+}
+
+static void check(const char *spec, const char *rec, const char *want)
+{
+    char *got = render(spec, rec);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_fmt_widths(void **state)
+{
+    (void)state;
+    check("%w", "abc", "abc\n");
+    check("%5w|", "abc", "abc  |\n");
+    check("%.5w|", "abc", "  abc|\n");
+    check("%2w|", "abc", "ab|\n");
+    check("%.2w|", "abc", "ab|\n");
+    check("%2n|", "abc", "abc|\n");
+    check("%.6n|", "abc", "   abc|\n");
+    check("x%w%%y", "a", "xa%y\n");
+    check("[%w] [%.3w]", "hello", "[hello] [hel]\n");
+    check("%%", "a", "%\n");
+    check("", "a", "\n");
+}
+
+static void test_fmt_header_and_unknown(void **state)
+{
+    (void)state;
+    check("%.2w %3n", NULL, "WO NODELIST\n");
+    char *got = render("%w %q!", "a");   /* prints an error; stays literal */
+    assert_string_equal(got, "a %q!\n");
+    free(got);
+    struct fmt *f = fmt_parse("%#w %w", test_codes, "test", "job");
+    assert_true(fmt_has(f, 'w'));
+    assert_false(fmt_has(f, 'n'));
+    fmt_set_auto_width(f, 'w', 6);
+    assert_int_equal(f->cols[0].width, 6);
+    assert_int_equal(f->cols[1].width, 0);
+    fmt_destroy(f);
+    fmt_destroy(NULL);
+}
+
+static void test_jobstate(void **state)
+{
+    (void)state;
+    assert_string_equal(jobstate_short("PENDING"), "PD");
+    assert_string_equal(jobstate_short("RUNNING"), "R");
+    assert_string_equal(jobstate_short("COMPLETING"), "CG");
+    assert_string_equal(jobstate_short("OUT_OF_MEMORY"), "OOM");
+    assert_string_equal(jobstate_short("NODE_FAIL"), "NF");
+    assert_string_equal(jobstate_short("STAGE_OUT"), "SO");
+    assert_string_equal(jobstate_short("WEIRD"), "WEIRD");
+    assert_string_equal(jobstate_parse("pd"), "PENDING");
+    assert_string_equal(jobstate_parse("Running"), "RUNNING");
+    assert_string_equal(jobstate_parse("CA"), "CANCELLED");
+    assert_null(jobstate_parse("bogus"));
+    assert_true(jobstate_is_active("PENDING"));
+    assert_true(jobstate_is_active("COMPLETING"));
+    assert_false(jobstate_is_active("COMPLETED"));
+    assert_false(jobstate_is_active("TIMEOUT"));
+    assert_true(jobstate_order("PENDING") < jobstate_order("RUNNING"));
+}
+
+static void node_names(const char *s, int alloc, const char *want_short, const char *want_long)
+{
+    struct nodestate st;
+    char a[32], b[32];
+    nodestate_parse(s, alloc, &st);
+    nodestate_short(&st, a, sizeof a);
+    nodestate_long(&st, b, sizeof b);
+    assert_string_equal(a, want_short);
+    assert_string_equal(b, want_long);
+}
+
+static void test_nodestate(void **state)
+{
+    (void)state;
+    node_names("IDLE", 0, "idle", "idle");
+    node_names("MIXED", 2, "mix", "mixed");
+    node_names("ALLOCATED", 8, "alloc", "allocated");
+    node_names("DOWN", 0, "down", "down");
+    node_names("DOWN+NOT_RESPONDING", 0, "down*", "down*");
+    node_names("IDLE*", 0, "idle*", "idle*");
+    node_names("UNKNOWN", 0, "unk", "unknown");
+    node_names("DRAIN", 0, "drain", "drained");
+    node_names("DRAIN", 4, "drng", "draining");
+    node_names("IDLE+DRAIN", 0, "drain", "drained");
+    node_names("MIXED+DRAIN", 2, "drng", "draining");
+    node_names("DRAINING", 2, "drng", "draining");
+    node_names("ALLOCATED+COMPLETING", 2, "comp", "completing");
+    struct nodestate a, b;
+    nodestate_parse("IDLE+DRAIN", 0, &a);
+    nodestate_parse("MIXED", 0, &b);
+    assert_true(nodestate_value(&a) > nodestate_value(&b));
+    assert_true(nodestate_is_other(&a));
+    assert_false(nodestate_is_other(&b));
+}
+
+/* now = 1000000 = Mon Jan 12 13:46:40 1970 UTC */
+static const char *jobs_fixture =
+    "{\"now\": 1000000, \"jobs\": ["
+    "{\"job_id\": 7, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"gpu\","
+    " \"name\": \"train.sh\", \"state\": \"RUNNING\", \"reason\": \"None\","
+    " \"submit_time\": 996000, \"start_time\": 996275, \"end_time\": 0,"
+    " \"time_limit\": 120, \"node_list\": \"node[1-2]\", \"num_nodes\": 2,"
+    " \"num_cpus\": 16, \"priority\": 100, \"gpus_per_node\": 2, \"work_dir\": \"/home/a\"},"
+    "{\"job_id\": 8, \"user_id\": 1001, \"user_name\": \"bob\", \"partition\": \"gpu\","
+    " \"name\": \"averyverylongname\", \"state\": \"PENDING\", \"reason\": \"Resources\","
+    " \"submit_time\": 999000, \"start_time\": 0, \"end_time\": 0, \"time_limit\": -1,"
+    " \"node_list\": \"\", \"num_nodes\": 1, \"num_cpus\": 1, \"priority\": 200},"
+    "{\"job_id\": 9, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"debug\","
+    " \"name\": \"prep\", \"state\": \"PENDING\", \"reason\": \"Priority\","
+    " \"submit_time\": 999500, \"start_time\": 0, \"time_limit\": 30,"
+    " \"node_list\": \"\", \"num_nodes\": 1, \"num_cpus\": 4, \"priority\": 50},"
+    "{\"job_id\": 5, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"debug\","
+    " \"name\": \"old\", \"state\": \"COMPLETED\", \"reason\": \"None\","
+    " \"submit_time\": 990000, \"start_time\": 990000, \"end_time\": 990065,"
+    " \"time_limit\": 10, \"node_list\": \"node3\", \"num_nodes\": 1, \"num_cpus\": 1,"
+    " \"priority\": 1}"
+    "]}";
+
+static json_t *load(const char *s)
+{
+    json_error_t e;
+    json_t *j = json_loads(s, 0, &e);
+    assert_non_null(j);
+    return j;
+}
+
+static char *squeue_render(const struct squeue_opts *o)
+{
+    struct capture c;
+    json_t *answer = load(jobs_fixture);
+    squeue_print(cap_open(&c), answer, o, "squeue");
+    json_decref(answer);
+    return cap_close(&c);
+}
+
+static void test_squeue_default(void **state)
+{
+    (void)state;
+    struct squeue_opts o = {0};
+    char *got = squeue_render(&o);
+    assert_string_equal(got,
+        "             JOBID PARTITION     NAME     USER ST       TIME  NODES NODELIST(REASON)\n"
+        "                 9     debug     prep    alice PD       0:00      1 (Priority)\n"
+        "                 8       gpu averyver      bob PD       0:00      1 (Resources)\n"
+        "                 7       gpu train.sh    alice  R    1:02:05      2 node[1-2]\n");
+    free(got);
+}
+
+static void test_squeue_long(void **state)
+{
+    (void)state;
+    struct squeue_opts o = {.long_list = true};
+    strlist_split(&o.states, "COMPLETED,RUNNING");
+    char *got = squeue_render(&o);
+    assert_string_equal(got,
+        "Mon Jan 12 13:46:40 1970\n"
+        "             JOBID PARTITION     NAME     USER    STATE       TIME TIME_LIMI  NODES"
+        " NODELIST(REASON)\n"
+        "                 5     debug      old    alice COMPLETE       1:05     10:00      1"
+        " node3\n"
+        "                 7       gpu train.sh    alice  RUNNING    1:02:05   2:00:00      2"
+        " node[1-2]\n");
+    free(got);
+    squeue_opts_clear(&o);
+}
+
+static void test_squeue_format_codes(void **state)
+{
+    (void)state;
+    struct squeue_opts o = {.noheader = true, .all_states = true,
+                            .format = "%A|%T|%l|%L|%C|%b|%Q|%V|%S|%e|%r|%N|%U|%Z|%k"};
+    strlist_split(&o.jobs, "7,5");
+    char *got = squeue_render(&o);
+    assert_string_equal(got,
+        "5|COMPLETED|10:00|8:55|1|N/A|1|1970-01-12T11:00:00|1970-01-12T11:00:00|"
+        "1970-01-12T11:01:05|None|node3|1000|(null)|(null)\n"
+        "7|RUNNING|2:00:00|57:55|16|gres/gpu:2|100|1970-01-12T12:40:00|1970-01-12T12:44:35|"
+        "1970-01-12T14:44:35|None|node[1-2]|1000|/home/a|(null)\n");
+    free(got);
+    squeue_opts_clear(&o);
+}
+
+static void test_squeue_filters(void **state)
+{
+    (void)state;
+    json_t *answer = load(jobs_fixture);
+    const json_t *jobs = json_object_get(answer, "jobs");
+    const json_t *j7 = json_array_get(jobs, 0), *j8 = json_array_get(jobs, 1);
+    const json_t *j9 = json_array_get(jobs, 2), *j5 = json_array_get(jobs, 3);
+    struct squeue_opts o = {0};
+    assert_true(squeue_job_matches(j7, &o));
+    assert_false(squeue_job_matches(j5, &o));      /* finished: hidden by default */
+
+    uid_t bob = 1001;
+    o.uids = &bob;
+    o.nuids = 1;
+    o.users_given = true;
+    assert_false(squeue_job_matches(j7, &o));
+    assert_true(squeue_job_matches(j8, &o));
+    o.uids = NULL;
+    o.nuids = 0;
+    assert_false(squeue_job_matches(j8, &o));      /* -u with no valid user */
+    o.users_given = false;
+
+    strlist_split(&o.parts, "debug");
+    assert_true(squeue_job_matches(j9, &o));
+    assert_false(squeue_job_matches(j7, &o));
+    strlist_clear(&o.parts);
+
+    strlist_split(&o.names, "TRAIN.SH");
+    assert_true(squeue_job_matches(j7, &o));
+    assert_false(squeue_job_matches(j9, &o));
+    strlist_clear(&o.names);
+
+    strlist_split(&o.states, "PENDING");
+    assert_true(squeue_job_matches(j8, &o));
+    assert_false(squeue_job_matches(j7, &o));
+    strlist_clear(&o.states);
+
+    o.nodes = hostlist_create("node2");
+    assert_true(squeue_job_matches(j7, &o));
+    assert_false(squeue_job_matches(j8, &o));
+    squeue_opts_clear(&o);
+    json_decref(answer);
+}
+
+int main(void)
+{
+    setenv("TZ", "UTC", 1);
+    tzset();
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_fmt_widths),
+        cmocka_unit_test(test_fmt_header_and_unknown),
+        cmocka_unit_test(test_jobstate),
+        cmocka_unit_test(test_nodestate),
+        cmocka_unit_test(test_squeue_default),
+        cmocka_unit_test(test_squeue_long),
+        cmocka_unit_test(test_squeue_format_codes),
+        cmocka_unit_test(test_squeue_filters),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

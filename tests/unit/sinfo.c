@@ -1,0 +1,160 @@
+/* Unit tests of sinfo: grouping nodes into rows per partition and state,
+ * and printing them as Slurm does, from JSON fixtures. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmd/sinfo.h"
+
+static const char *parts_fixture =
+    "{\"partitions\": ["
+    "{\"name\": \"debug\", \"default\": true, \"up\": true, \"max_time\": -1,"
+    " \"node_names\": [\"node1\", \"node2\", \"node3\", \"node4\"]},"
+    "{\"name\": \"gpu\", \"default\": false, \"up\": true, \"max_time\": 1440,"
+    " \"nodes\": \"gpu[1-2]\"},"
+    "{\"name\": \"empty\", \"up\": false, \"max_time\": 60, \"node_names\": []}"
+    "]}";
+
+static const char *nodes_fixture =
+    "{\"nodes\": ["
+    "{\"name\": \"node1\", \"state\": \"IDLE\", \"cpus\": 8, \"alloc_cpus\": 0,"
+    " \"mem_mb\": 16000, \"gpus\": 0, \"reason\": \"\"},"
+    "{\"name\": \"node2\", \"state\": \"MIXED\", \"cpus\": 8, \"alloc_cpus\": 2,"
+    " \"mem_mb\": 16000, \"gpus\": 0, \"reason\": \"\"},"
+    "{\"name\": \"node3\", \"state\": \"IDLE\", \"cpus\": 4, \"alloc_cpus\": 0,"
+    " \"mem_mb\": 8000, \"gpus\": 0, \"reason\": \"\"},"
+    "{\"name\": \"node4\", \"state\": \"DOWN+NOT_RESPONDING\", \"cpus\": 8,"
+    " \"alloc_cpus\": 0, \"mem_mb\": 16000, \"gpus\": 0, \"reason\": \"Not responding\"},"
+    "{\"name\": \"gpu1\", \"state\": \"ALLOCATED\", \"cpus\": 32, \"alloc_cpus\": 32,"
+    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"a100\", \"reason\": \"\"},"
+    "{\"name\": \"gpu2\", \"state\": \"IDLE+DRAIN\", \"cpus\": 32, \"alloc_cpus\": 0,"
+    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"\", \"reason\": \"maint\"}"
+    "]}";
+
+static char *render(struct sinfo_opts *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_t *parts = json_loads(parts_fixture, 0, NULL);
+    json_t *nodes = json_loads(nodes_fixture, 0, NULL);
+    assert_non_null(parts);
+    assert_non_null(nodes);
+    sinfo_print(f, parts, nodes, o, "sinfo");
+    fclose(f);
+    json_decref(parts);
+    json_decref(nodes);
+    return buf;
+}
+
+static void check(struct sinfo_opts *o, const char *want)
+{
+    char *got = render(o);
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_sinfo_default(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {0};
+    check(&o,
+        "PARTITION AVAIL  TIMELIMIT  NODES  STATE NODELIST\n"
+        "debug*       up   infinite      1  down* node4\n"
+        "debug*       up   infinite      1    mix node2\n"
+        "debug*       up   infinite      2   idle node[1,3]\n"
+        "gpu          up 1-00:00:00      1  drain gpu2\n"
+        "gpu          up 1-00:00:00      1  alloc gpu1\n"
+        "empty      down    1:00:00      0    n/a \n");
+}
+
+static void test_sinfo_partition_filter_noheader(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.noheader = true};
+    strlist_split(&o.parts, "gpu");
+    check(&o,
+        "gpu          up 1-00:00:00      1  drain gpu2\n"
+        "gpu          up 1-00:00:00      1  alloc gpu1\n");
+    strlist_clear(&o.parts);
+}
+
+static void test_sinfo_long(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.long_list = true, .now = 1000000};
+    strlist_split(&o.parts, "debug");
+    setenv("TZ", "UTC", 1);
+    check(&o,
+        "Mon Jan 12 13:46:40 1970\n"
+        "PARTITION AVAIL  TIMELIMIT   JOB_SIZE ROOT OVERSUBS     GROUPS  NODES       STATE"
+        " NODELIST\n"
+        "debug*       up   infinite 1-infinite   no       NO        all      1       down*"
+        " node4\n"
+        "debug*       up   infinite 1-infinite   no       NO        all      1       mixed"
+        " node2\n"
+        "debug*       up   infinite 1-infinite   no       NO        all      2        idle"
+        " node[1,3]\n");
+    strlist_clear(&o.parts);
+}
+
+static void test_sinfo_nodes(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.node_mode = true};
+    check(&o,
+        "NODELIST   NODES PARTITION STATE \n"
+        "gpu1           1       gpu alloc \n"
+        "gpu2           1       gpu drain \n"
+        "node1          1    debug* idle  \n"
+        "node2          1    debug* mix   \n"
+        "node3          1    debug* idle  \n"
+        "node4          1    debug* down* \n");
+}
+
+/* With CPUs, memory or GRES in the format, nodes that differ in them are
+ * separate rows, as Slurm's match flags do. */
+static void test_sinfo_grouping_by_fields(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.format = "%P|%t|%c|%m|%G|%C|%z|%E|%D|%N"};
+    check(&o,
+        "PARTITION|STATE|CPUS|MEMORY|GRES|CPUS(A/I/O/T)|S:C:T|REASON|NODES|NODELIST\n"
+        "debug*|down*|8|16000|(null)|0/0/8/8|8:1:1|Not responding|1|node4\n"
+        "debug*|mix|8|16000|(null)|2/6/0/8|8:1:1|none|1|node2\n"
+        "debug*|idle|8|16000|(null)|0/8/0/8|8:1:1|none|1|node1\n"
+        "debug*|idle|4|8000|(null)|0/4/0/4|4:1:1|none|1|node3\n"
+        "gpu|drain|32|256000|gpu:4|0/0/32/32|32:1:1|maint|1|gpu2\n"
+        "gpu|alloc|32|256000|gpu:a100:4|32/0/0/32|32:1:1|none|1|gpu1\n"
+        "empty|n/a|0|0|(null)|0/0/0/0|0:1:1|none|0|\n");
+    struct sinfo_opts p = {.format = "%R %.3D %C %c"};
+    strlist_split(&p.parts, "debug");
+    check(&p,
+        "PARTITION NOD CPUS(A/I/O/T) CPUS\n"
+        "debug   3 2/14/8/24 8\n"
+        "debug   1 0/4/0/4 4\n");
+    strlist_clear(&p.parts);
+    p.format = "%R %.3D %c %m";
+    strlist_split(&p.parts, "gpu");
+    check(&p,
+        "PARTITION NOD CPUS MEMORY\n"
+        "gpu   2 32 256000\n");
+    strlist_clear(&p.parts);
+}
+
+int main(void)
+{
+    setenv("TZ", "UTC", 1);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_sinfo_default),
+        cmocka_unit_test(test_sinfo_partition_filter_noheader),
+        cmocka_unit_test(test_sinfo_long),
+        cmocka_unit_test(test_sinfo_nodes),
+        cmocka_unit_test(test_sinfo_grouping_by_fields),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
