@@ -115,6 +115,11 @@ void api_node_job_end(struct http_req *r)
     int code = (int)json_integer_value(json_object_get(b, "exit_code"));
     int sig = (int)json_integer_value(json_object_get(b, "exit_signal"));
     int64_t when = json_integer_value(json_object_get(b, "end_time"));
+    json_t *usage = json_object_get(b, "usage");
+    if (json_is_object(usage)) {
+        json_decref(j->usage);
+        j->usage = json_incref(usage);
+    }
     job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
     store_after_commit(c->store, end_answer, r);
 }

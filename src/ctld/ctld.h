@@ -59,6 +59,7 @@ struct job {
     struct sched_alloc *allocs;    /* while running; first = batch host */
     size_t nallocs;
     int exit_code, exit_signal;
+    json_t *usage;         /* what the node agent measured (elapsed, CPU time, RSS...) */
     bool requeue;
     bool cancel_sent;
     enum launch_state launch;

@@ -87,6 +87,7 @@ void job_destroy(struct job *j)
     if (!j)
         return;
     json_decref(j->spec);
+    json_decref(j->usage);
     free(j->user_name);
     free(j->name);
     free(j->req_nodes);
@@ -321,7 +322,7 @@ static json_t *allocs_json(const struct ctld *c, const struct job *j)
 
 json_t *job_record(const struct ctld *c, const struct job *j)
 {
-    return json_pack("{s:O, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:i, s:o, s:b, s:b}",
+    json_t *rec =  json_pack("{s:O, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:i, s:o, s:b, s:b}",
                      "spec", j->spec, "uid", (int)j->uid, "gid", (int)j->gid, "user_name",
                      j->user_name, "state", job_state_name(j->state), "reason",
                      sched_reason_name(j->reason), "submit_time", (json_int_t)j->submit_time,
@@ -329,6 +330,9 @@ json_t *job_record(const struct ctld *c, const struct job *j)
                      (json_int_t)j->end_time, "exit_code", j->exit_code, "exit_signal",
                      j->exit_signal, "allocs", allocs_json(c, j), "held_user",
                      j->req.held_user, "held_admin", j->req.held_admin);
+    if (j->usage)
+        json_object_set(rec, "usage", j->usage);
+    return rec;
 }
 
 void job_save(struct ctld *c, const struct job *j)
@@ -379,6 +383,8 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->exit_signal = (int)json_integer_value(json_object_get(rec, "exit_signal"));
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
+    json_t *usage = json_object_get(rec, "usage");
+    j->usage = json_is_object(usage) ? json_incref(usage) : NULL;
     if (j->state != JOB_PENDING)
         restore_allocs(c, j, json_object_get(rec, "allocs"));
     return j;
@@ -447,6 +453,8 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         (json_int_t)(4294901760ULL - j->id), "hold", j->req.held_user);
     json_object_update(o, fields);
     json_decref(fields);
+    if (j->usage)
+        json_object_set(o, "usage", j->usage);
     free(nl);
     return o;
 }

@@ -58,7 +58,7 @@ static void on_signal(struct http_req *r)
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
         return;
     }
-    log_info("job %lld: %s with signal %d", (long long)j->id, cancel ? "cancel" : "signal",
+    log_info("job %lld: %s %d", (long long)j->id, cancel ? "cancel, first signal" : "signal",
              (int)sig);
     if (!j->ended)
         signal_job(j, (int)sig, cancel);

@@ -1,5 +1,6 @@
 /*
- * plan: one pass of the main scheduler (Slurm's, without backfill). Pending
+ * plan: one pass of the main scheduler (Slurm's, without backfill: the other
+ * policies plan ahead in backfill.c). Pending
  * jobs are taken in priority order; the first one of a partition that cannot
  * start blocks every later job of that partition, which then waits with
  * reason Priority. Held jobs, jobs of a down partition and jobs that can
@@ -91,14 +92,21 @@ void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *
 {
     struct plan p;
 
-    (void)now;                     /* for expected start times, with backfill */
     out->n = in->npending;
     out->d = xcalloc(in->npending ? in->npending : 1, sizeof(*out->d));
+    for (size_t i = 0; i < in->npending; i++) {
+        out->d[i].job_id = in->pending[i].job_id;
+        out->d[i].start_estimate = -1;
+    }
+    if (in->policy != SCHED_POLICY_FIFO) {
+        sched_backfill(in, now, out);
+        return;
+    }
     plan_init(&p, in);
     for (size_t i = 0; i < in->npending; i++) {
-        const struct sched_job *j = &in->pending[i];
-        out->d[i].job_id = j->job_id;
-        out->d[i].reason = plan_job(&p, j, &out->d[i]);
+        out->d[i].reason = plan_job(&p, &in->pending[i], &out->d[i]);
+        if (out->d[i].reason == SCHED_NONE)
+            out->d[i].start_estimate = now;
     }
     plan_fini(&p);
 }

@@ -1,0 +1,173 @@
+/*
+ * backfill: the pass that plans ahead. Jobs are taken in priority order and
+ * planned on a model of the cluster over time (the expected ends of running
+ * jobs, the reservations made so far). A job starts now only where it delays
+ * no reservation. BACKFILL reserves every tested job (so each gets a start
+ * estimate); EASY and HERD reserve each partition's first blocked job and
+ * then only start what fits around it, HERD trying the shortest first.
+ */
+#include <stdlib.h>
+
+#include "common/xmalloc.h"
+#include "sched/sched_int.h"
+
+struct bf {
+    const struct sched_input *in;
+    int64_t now;
+    struct sched_ctx ctx;
+    struct sched_free *empty;
+    struct sched_free *cur;        /* for ReqNodeNotAvail only */
+    struct sched_model model;
+    bool *reserved;                /* per partition: its first blocked job has a reservation */
+    size_t tested;                 /* jobs tested since the first blocked one */
+    bool any_blocked;
+};
+
+struct bf_defer {
+    size_t i;
+    int64_t dur;
+};
+
+static int64_t job_dur(const struct sched_input *in, const struct sched_job *j)
+{
+    int64_t d;
+
+    if (j->time_est_s > 0)
+        d = j->time_est_s;
+    else if (j->time_limit_min >= 0)
+        d = j->time_limit_min * 60;
+    else if (in->parts[j->part].max_time_min >= 0)
+        d = in->parts[j->part].max_time_min * 60;
+    else
+        return SCHED_FOREVER;
+    return d > 0 ? d : 1;
+}
+
+/* Reasons that need no planning: held, partition down, never runnable,
+ * a -w node down. SCHED_NONE: plan it. */
+static enum sched_reason bf_static(struct bf *b, const struct sched_job *j)
+{
+    enum sched_reason r;
+
+    if (j->held_admin)
+        return SCHED_HELD_ADMIN;
+    if (j->held_user)
+        return SCHED_HELD_USER;
+    if (j->part < b->in->nparts && !b->in->parts[j->part].up)
+        return SCHED_PART_DOWN;
+    r = sched_check_static(&b->ctx, b->empty, j);
+    if (r != SCHED_NONE)
+        return r;
+    if (j->nreq_nodes > 0 && sched_check_req(&b->ctx, b->cur, j) == SCHED_REQ_DOWN)
+        return SCHED_REQ_NODE_NOT_AVAIL;
+    return SCHED_NONE;
+}
+
+static bool bf_depth_left(struct bf *b)
+{
+    if (!b->any_blocked || b->in->bf_max_job_test == 0)
+        return true;
+    return b->tested++ < b->in->bf_max_job_test;
+}
+
+/* A job planned with a reservation (BACKFILL: every one; EASY: the first
+ * blocked of its partition). */
+static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_decision *d)
+{
+    int64_t t = b->model.plan(b->model.m, j, job_dur(b->in, j), true, d);
+
+    d->start_estimate = t;
+    if (t == b->now) {
+        d->reason = SCHED_NONE;
+        return;
+    }
+    if (t < 0 && !sched_place(&b->ctx, b->empty, j)) {
+        d->reason = SCHED_BAD_CONSTRAINTS;
+        return;
+    }
+    d->reason = b->reserved[j->part] ? SCHED_PRIORITY : SCHED_RESOURCES;
+    b->reserved[j->part] = true;
+    b->any_blocked = true;
+}
+
+static void bf_try_now(struct bf *b, const struct sched_job *j, int64_t dur,
+                       struct sched_decision *d)
+{
+    int64_t t = b->model.plan(b->model.m, j, dur, false, d);
+
+    d->start_estimate = t;
+    d->reason = t == b->now ? SCHED_NONE : SCHED_PRIORITY;
+}
+
+static int defer_cmp(const void *a, const void *b)
+{
+    const struct bf_defer *x = a, *y = b;
+
+    if (x->dur != y->dur)
+        return x->dur < y->dur ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* Jobs behind their partition's reservation, shortest expected run first. */
+static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct sched_output *out)
+{
+    qsort(df, n, sizeof(*df), defer_cmp);
+    for (size_t k = 0; k < n; k++) {
+        struct sched_decision *d = &out->d[df[k].i];
+        if (bf_depth_left(b))
+            bf_try_now(b, &b->in->pending[df[k].i], df[k].dur, d);
+        else
+            d->reason = SCHED_PRIORITY;
+    }
+}
+
+static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_defer *df,
+                   size_t *ndf)
+{
+    const struct sched_job *j = &b->in->pending[i];
+    struct sched_decision *d = &out->d[i];
+    enum sched_policy pol = b->in->policy;
+
+    d->reason = bf_static(b, j);
+    if (d->reason != SCHED_NONE)
+        return;
+    if (pol == SCHED_POLICY_BACKFILL || !b->reserved[j->part]) {
+        if (bf_depth_left(b))
+            bf_reserve(b, j, d);
+        else
+            d->reason = SCHED_PRIORITY;
+    } else if (pol == SCHED_POLICY_HERD) {
+        df[*ndf].i = i;
+        df[*ndf].dur = job_dur(b->in, j);
+        (*ndf)++;
+    } else if (bf_depth_left(b)) {
+        bf_try_now(b, j, job_dur(b->in, j), d);
+    } else {
+        d->reason = SCHED_PRIORITY;
+    }
+}
+
+void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out)
+{
+    struct bf b = { .in = in, .now = now };
+    size_t nn = in->nnodes ? in->nnodes : 1, ndf = 0;
+    struct bf_defer *df = xcalloc(in->npending ? in->npending : 1, sizeof(*df));
+
+    sched_ctx_init(&b.ctx, in);
+    b.empty = xcalloc(nn, sizeof(*b.empty));
+    b.cur = xcalloc(nn, sizeof(*b.cur));
+    b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
+    sched_free_empty(in, b.empty);
+    sched_free_current(in, b.cur);
+    if (!sched_pool_new(in, now, &b.model))
+        sched_profile_new(in, now, &b.ctx, &b.model);
+    for (size_t i = 0; i < in->npending; i++)
+        bf_job(&b, i, out, df, &ndf);
+    bf_run_deferred(&b, df, ndf, out);
+    b.model.destroy(b.model.m);
+    sched_ctx_fini(&b.ctx);
+    xfree(b.empty);
+    xfree(b.cur);
+    xfree(b.reserved);
+    xfree(df);
+}
