@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "sim/sim.h"
 
 struct herd_cmd {
     const char *name;
@@ -20,6 +21,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"squeue", cmd_squeue, "list jobs"},
     {"sinfo", cmd_sinfo, "list partitions and nodes"},
     {"scancel", cmd_scancel, "cancel or signal jobs"},
+    {"sim", cmd_herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
     {NULL, NULL, NULL},

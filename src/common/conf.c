@@ -378,7 +378,7 @@ static const struct key_def conf_keys[] = {
     { "ResumeFailProgram", NULL, 0 }, { "ResumeProgram", NULL, 0 },
     { "ResumeRate", NULL, 0 }, { "ResumeTimeout", NULL, 0 }, { "ResvEpilog", NULL, 0 },
     { "ResvOverRun", NULL, 0 }, { "ResvProlog", NULL, 0 }, { "ReturnToService", NULL, 0 },
-    { "RoutePlugin", NULL, 0 }, { "SchedulerParameters", NULL, 0 },
+    { "RoutePlugin", NULL, 0 }, { "SchedulerParameters", set_str, C(sched_params) },
     { "SchedulerTimeSlice", NULL, 0 }, { "SchedulerType", set_str, C(sched_type) },
     { "ScronParameters", NULL, 0 }, { "SelectType", set_str, C(select_type) },
     { "SelectTypeParameters", NULL, 0 }, { "SlurmctldAddr", NULL, 0 },
@@ -1137,7 +1137,7 @@ void conf_destroy(struct conf *c)
     char **strs[] = {
         &c->path, &c->cluster_name, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
-        &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->select_type,
+        &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params, &c->select_type,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

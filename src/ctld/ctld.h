@@ -51,6 +51,7 @@ struct job {
     size_t part;           /* index into ctld.conf->parts */
     enum job_state state;
     enum sched_reason reason;
+    int64_t start_estimate;    /* pending: when the last plan expects it to start; -1 unknown */
     int64_t submit_time, start_time, end_time;
     int64_t time_limit;    /* minutes, -1 UNLIMITED (partition default applied) */
     struct sched_job req;  /* the shape the scheduler sees; arrays owned here */
@@ -87,6 +88,10 @@ struct ctld {
     struct sched_part *sparts;  /* partitions as the scheduler sees them */
     size_t **spart_nodes;
     struct event *sched_ev;     /* coalesced scheduling pass */
+    enum sched_policy policy;   /* from SchedulerType / SchedulerParameters */
+    int64_t bf_window_s;
+    int bf_resolution_s;
+    size_t bf_max_job_test;
     struct event *tick_ev;      /* 1 s: node health, purge, launch retries */
 };
 
@@ -131,6 +136,8 @@ void nodes_expect_running(struct ctld *c);
 void api_register_routes(struct ctld *c);
 
 /* sched_glue.c */
+/* Reads SchedulerType and SchedulerParameters; -1 with err on a bad value. */
+int sched_configure(struct ctld *c, char *err, size_t errlen);
 void sched_request(struct ctld *c);              /* a pass soon, coalesced */
 void sched_pass(struct ctld *c);
 void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jobs);

@@ -251,6 +251,7 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
     json_object_del(j->spec, "script");
     json_object_del(j->spec, "environment");
     j->reason = SCHED_NONE;
+    j->start_estimate = -1;
     return j;
 }
 
@@ -455,6 +456,8 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_decref(fields);
     if (j->usage)
         json_object_set(o, "usage", j->usage);
+    if (j->state == JOB_PENDING)
+        json_object_set_new(o, "start_estimate", json_integer(j->start_estimate));
     free(nl);
     return o;
 }

@@ -197,6 +197,8 @@ int main(int argc, char **argv)
     c.conf = conf_load(path ? path : conf_default_path(), err, sizeof err);
     if (!c.conf)
         fatalx("%s", err);
+    if (sched_configure(&c, err, sizeof err) < 0)
+        fatalx("%s", err);
     int ready = foreground ? -1 : daemon_start();
     signal(SIGPIPE, SIG_IGN);
     struct event_config *ecfg = event_config_new();

@@ -6,6 +6,7 @@
  * Passes are coalesced: any number of requests in one loop turn make one.
  */
 #include <event2/event.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,6 +15,65 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/store.h"
+
+/* One SchedulerParameters option ("key=value"); unknown ones are Slurm's
+ * tuning knobs we do not need, and are ignored. */
+static int sched_param(struct ctld *c, const char *opt, char *err, size_t errlen)
+{
+    const char *eq = strchr(opt, '=');
+    const char *v = eq ? eq + 1 : "";
+    size_t klen = eq ? (size_t)(eq - opt) : strlen(opt);
+    char *end;
+    long n = strtol(v, &end, 10);
+    bool num_ok = *v && *end == '\0' && n >= 0;
+    if (klen == 11 && strncmp(opt, "herd_policy", klen) == 0) {
+        if (sched_policy_parse(v, &c->policy))
+            return 0;
+    } else if (klen == 15 && strncmp(opt, "bf_max_job_test", klen) == 0) {
+        if (num_ok) {
+            c->bf_max_job_test = (size_t)n;
+            return 0;
+        }
+    } else if (klen == 9 && strncmp(opt, "bf_window", klen) == 0) {
+        if (num_ok) {
+            c->bf_window_s = (int64_t)n * 60;   /* minutes, as Slurm */
+            return 0;
+        }
+    } else if (klen == 13 && strncmp(opt, "bf_resolution", klen) == 0) {
+        if (num_ok) {
+            c->bf_resolution_s = (int)n;
+            return 0;
+        }
+    } else {
+        return 0;
+    }
+    snprintf(err, errlen, "%s: SchedulerParameters: invalid value in '%s'", c->conf->path, opt);
+    return -1;
+}
+
+int sched_configure(struct ctld *c, char *err, size_t errlen)
+{
+    const char *type = c->conf->sched_type;
+    if (strcmp(type, "sched/backfill") == 0) {
+        c->policy = SCHED_POLICY_HERD;   /* our best: EASY, shortest predicted first */
+    } else if (strcmp(type, "sched/builtin") == 0) {
+        c->policy = SCHED_POLICY_FIFO;
+    } else {
+        snprintf(err, errlen, "%s: SchedulerType=%s is not supported (sched/backfill, "
+                 "sched/builtin)", c->conf->path, type);
+        return -1;
+    }
+    c->bf_window_s = 1440 * 60;
+    c->bf_resolution_s = 60;
+    char *params = xstrdup(c->conf->sched_params ? c->conf->sched_params : "");
+    char *save = NULL;
+    int rc = 0;
+    for (char *tok = strtok_r(params, ",", &save); tok && rc == 0;
+         tok = strtok_r(NULL, ",", &save))
+        rc = sched_param(c, tok, err, errlen);
+    free(params);
+    return rc;
+}
 
 void sched_request(struct ctld *c)
 {
@@ -54,6 +114,10 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
     }
     in->running = run;
     in->pending = pend;
+    in->policy = c->policy;
+    in->bf_window_s = c->bf_window_s;
+    in->bf_resolution_s = c->bf_resolution_s;
+    in->bf_max_job_test = c->bf_max_job_test;
 }
 
 void sched_input_free(struct sched_input *in)
@@ -92,8 +156,10 @@ void sched_pass(struct ctld *c)
             continue;
         if (d->reason == SCHED_NONE && d->nallocs > 0)
             start_job(c, j, d);
-        else
+        else {
             j->reason = d->reason;
+            j->start_estimate = d->start_estimate;
+        }
     }
     sched_output_free(&out);
     sched_input_free(&in);

@@ -14,9 +14,10 @@
 struct bf {
     const struct sched_input *in;
     int64_t now;
-    struct sched_ctx ctx;
-    struct sched_free *empty;
-    struct sched_free *cur;        /* for ReqNodeNotAvail only */
+    struct sched_ctx ctx;          /* set up only when placement needs it */
+    bool ready;
+    struct sched_free *empty;      /* the cluster with nothing running, all up */
+    struct sched_free *cur;        /* what is free now, for ReqNodeNotAvail */
     struct sched_model model;
     bool *reserved;                /* per partition: its first blocked job has a reservation */
     size_t tested;                 /* jobs tested since the first blocked one */
@@ -25,7 +26,7 @@ struct bf {
 
 struct bf_defer {
     size_t i;
-    int64_t dur;
+    int64_t dur;                   /* the order: predicted run */
 };
 
 static int64_t job_dur(const struct sched_input *in, const struct sched_job *j)
@@ -43,6 +44,22 @@ static int64_t job_dur(const struct sched_input *in, const struct sched_job *j)
     return d > 0 ? d : 1;
 }
 
+/* The pool model needs neither placement nor views, so a pass on it sets up
+ * nothing per node unless a job asks for -w nodes or can never run. */
+static void bf_ready(struct bf *b)
+{
+    size_t nn = b->in->nnodes ? b->in->nnodes : 1;
+
+    if (b->ready)
+        return;
+    b->ready = true;
+    sched_ctx_init(&b->ctx, b->in);
+    b->empty = xcalloc(nn, sizeof(*b->empty));
+    b->cur = xcalloc(nn, sizeof(*b->cur));
+    sched_free_empty(b->in, b->empty);
+    sched_free_current(b->in, b->cur);
+}
+
 /* Reasons that need no planning: held, partition down, never runnable,
  * a -w node down. SCHED_NONE: plan it. */
 static enum sched_reason bf_static(struct bf *b, const struct sched_job *j)
@@ -55,6 +72,8 @@ static enum sched_reason bf_static(struct bf *b, const struct sched_job *j)
         return SCHED_HELD_USER;
     if (j->part < b->in->nparts && !b->in->parts[j->part].up)
         return SCHED_PART_DOWN;
+    if (j->nreq_nodes > 0)
+        bf_ready(b);
     r = sched_check_static(&b->ctx, b->empty, j);
     if (r != SCHED_NONE)
         return r;
@@ -81,6 +100,8 @@ static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_dec
         d->reason = SCHED_NONE;
         return;
     }
+    if (t < 0)
+        bf_ready(b);
     if (t < 0 && !sched_place(&b->ctx, b->empty, j)) {
         d->reason = SCHED_BAD_CONSTRAINTS;
         return;
@@ -115,7 +136,7 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
     for (size_t k = 0; k < n; k++) {
         struct sched_decision *d = &out->d[df[k].i];
         if (bf_depth_left(b))
-            bf_try_now(b, &b->in->pending[df[k].i], df[k].dur, d);
+            bf_try_now(b, &b->in->pending[df[k].i], job_dur(b->in, &b->in->pending[df[k].i]), d);
         else
             d->reason = SCHED_PRIORITY;
     }
@@ -138,7 +159,7 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
             d->reason = SCHED_PRIORITY;
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
-        df[*ndf].dur = job_dur(b->in, j);
+        df[*ndf].dur = j->predict_s > 0 ? j->predict_s : job_dur(b->in, j);
         (*ndf)++;
     } else if (bf_depth_left(b)) {
         bf_try_now(b, j, job_dur(b->in, j), d);
@@ -149,23 +170,21 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
 
 void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out)
 {
-    struct bf b = { .in = in, .now = now };
-    size_t nn = in->nnodes ? in->nnodes : 1, ndf = 0;
+    struct bf b = { .in = in, .now = now, .ctx.in = in };
+    size_t ndf = 0;
     struct bf_defer *df = xcalloc(in->npending ? in->npending : 1, sizeof(*df));
 
-    sched_ctx_init(&b.ctx, in);
-    b.empty = xcalloc(nn, sizeof(*b.empty));
-    b.cur = xcalloc(nn, sizeof(*b.cur));
     b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
-    sched_free_empty(in, b.empty);
-    sched_free_current(in, b.cur);
-    if (!sched_pool_new(in, now, &b.model))
+    if (!sched_pool_new(in, now, &b.model)) {
+        bf_ready(&b);
         sched_profile_new(in, now, &b.ctx, &b.model);
+    }
     for (size_t i = 0; i < in->npending; i++)
         bf_job(&b, i, out, df, &ndf);
     bf_run_deferred(&b, df, ndf, out);
     b.model.destroy(b.model.m);
-    sched_ctx_fini(&b.ctx);
+    if (b.ready)
+        sched_ctx_fini(&b.ctx);
     xfree(b.empty);
     xfree(b.cur);
     xfree(b.reserved);

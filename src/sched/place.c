@@ -64,6 +64,8 @@ enum sched_req_state sched_check_req(struct sched_ctx *c, const struct sched_fre
 {
     enum sched_req_state st = SCHED_REQ_OK;
 
+    if (j->nreq_nodes == 0)        /* the common case; marking costs a partition's length */
+        return st;
     mark_candidates(c, NULL, j);
     for (size_t i = 0; i < j->nreq_nodes; i++) {
         size_t n = j->req_nodes[i];

@@ -40,16 +40,32 @@ static bool pool_job_ok(const struct sched_job *j, int cpus)
     if (j->gpus || j->gpus_per_node || j->mem_per_node_mb || j->mem_per_cpu_mb ||
         j->mem_per_gpu_mb || j->nreq_nodes || j->nexcl_nodes)
         return false;
+    /* One task of one CPU per node on nodes of one CPU: the trace's case. */
+    if (cpus == 1 && j->cpus_per_task <= 1 && j->ntasks_per_node <= 1 &&
+        j->ntasks <= (j->min_nodes > 0 ? j->min_nodes : 1))
+        return true;
     sched_shape_init(&sh, j, 0);
     if (sh.nruns != 1)
         return false;
     return sh.runs[0].slot.cpus == cpus || (j->exclusive && sh.runs[0].slot.cpus <= cpus);
 }
 
+static bool pool_part_identity(const struct sched_part *p, size_t nnodes)
+{
+    if (p->nnodes != nnodes)
+        return false;
+    for (size_t k = 0; k < nnodes; k++)
+        if (p->nodes[k] != k)
+            return false;
+    return true;
+}
+
 static bool pool_parts_ok(const struct sched_input *in, bool *seen)
 {
     for (size_t p = 0; p < in->nparts; p++) {
         size_t distinct = 0;
+        if (pool_part_identity(&in->parts[p], in->nnodes))
+            continue;
         memset(seen, 0, in->nnodes * sizeof(*seen));
         for (size_t k = 0; k < in->parts[p].nnodes; k++) {
             size_t n = in->parts[p].nodes[k];
@@ -209,17 +225,15 @@ static int64_t pool_plan(void *m, const struct sched_job *j, int64_t dur, bool r
                          struct sched_decision *d)
 {
     struct pool *p = m;
-    struct sched_shape sh;
-    int64_t t, end;
+    int64_t t, end, need = j->min_nodes > 0 ? j->min_nodes : 1;   /* no -w nodes here */
 
-    sched_shape_init(&sh, j, 0);
-    t = pool_find(p, (int64_t)sh.nnodes, dur, reserve);
+    t = pool_find(p, need, dur, reserve);
     if (t < 0)
         return -1;
     end = dur >= SCHED_FOREVER - t ? SCHED_FOREVER : sched_round_up(t + dur, p->now, p->res);
-    pool_take(p, t, end, (int64_t)sh.nnodes);
+    pool_take(p, t, end, need);
     if (t == p->now)
-        pool_start(p, (int64_t)sh.nnodes, d);
+        pool_start(p, need, d);
     return t;
 }
 

@@ -86,8 +86,9 @@ struct sched_job {
     const size_t *excl_nodes;      /* -x: never these */
     size_t nexcl_nodes;
     int64_t time_limit_min;        /* < 0: UNLIMITED */
-    int64_t time_est_s;            /* expected run time for planning (a prediction);
-                                      <= 0: the time limit */
+    int64_t time_est_s;            /* run time to plan with, in seconds; <= 0: the time limit */
+    int64_t predict_s;             /* predicted run time: HERD's backfill order (shortest
+                                      first); <= 0: the planned one */
 };
 
 /* How a pass orders and starts jobs. FIFO is the main scheduler alone:
@@ -96,7 +97,7 @@ struct sched_job {
  * (Slurm's sched/backfill, "conservative") gives every tested job a
  * reservation and starts a job early only if it delays none of them; EASY
  * reserves only each partition's first blocked job; HERD is EASY whose
- * backfill candidates go shortest expected run first. */
+ * backfill candidates go shortest predicted run first. */
 enum sched_policy {
     SCHED_POLICY_FIFO = 0,
     SCHED_POLICY_BACKFILL,
@@ -146,5 +147,18 @@ void sched_output_free(struct sched_output *out);
  * node up? SCHED_NONE if so, SCHED_PART_TIME_LIMIT or SCHED_BAD_CONSTRAINTS if
  * not. Used to refuse a submission that can never run. */
 enum sched_reason sched_feasible(const struct sched_input *in, const struct sched_job *j);
+
+/* Run time predictions from each user's recent jobs (Tsafrir, Etsion and
+ * Feitelson, 2007): the mean of the user's last two completed runs, never
+ * more than the job's own estimate (its time limit), which is also the
+ * prediction for a user with no history. The HERD policy orders backfill
+ * candidates by them (sched_job.predict_s) but plans on time limits, so that
+ * a wrong prediction can reorder jobs but never push a reservation back.
+ * State the caller owns; no globals. */
+struct sched_predict;
+struct sched_predict *sched_predict_new(void);
+void sched_predict_free(struct sched_predict *p);
+int64_t sched_predict_run(const struct sched_predict *p, uint64_t user, int64_t estimate_s);
+void sched_predict_done(struct sched_predict *p, uint64_t user, int64_t run_s);
 
 #endif

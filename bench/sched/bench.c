@@ -1,0 +1,115 @@
+/*
+ * bench/sched: one full scheduling pass with backfill on a synthetic GPU
+ * cluster (nodes of 8 GPUs, 64 CPUs, 512 GiB), three quarters busy with
+ * running jobs ending over the next day, and a queue of mixed jobs (1/8 to
+ * 8 nodes' worth of GPUs, some CPU-only, limits from 10 minutes to 2 days).
+ * Prints the time per pass and the peak memory.
+ * Usage: bench NODES PENDING POLICY [MAX_JOB_TEST]
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "common/xmalloc.h"
+#include "sched/sched.h"
+
+static uint64_t seed = 88172645463325252ull;
+
+static uint64_t rnd(void)
+{
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void make_job(struct sched_job *j, uint64_t id)
+{
+    static const int64_t limits[] = { 10, 30, 60, 120, 240, 720, 1440, 2880 };
+    int kind = (int)(rnd() % 8);
+
+    memset(j, 0, sizeof(*j));
+    j->job_id = id;
+    j->time_limit_min = limits[rnd() % 8];
+    if (kind == 0) {                       /* CPU only */
+        j->ntasks = 1 + (int)(rnd() % 32);
+        j->mem_per_cpu_mb = 2048;
+    } else if (kind <= 5) {                /* part of one node */
+        j->gpus_per_node = 1 << (rnd() % 4);
+        j->ntasks = j->gpus_per_node;
+        j->cpus_per_task = 8;
+        j->mem_per_gpu_mb = 32768;
+    } else {                               /* whole nodes */
+        j->min_nodes = 1 << (rnd() % 4);
+        j->gpus_per_node = 8;
+        j->ntasks_per_node = 8;
+        j->cpus_per_task = 8;
+        j->exclusive = kind == 7;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    size_t nn = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
+    size_t np = argc > 2 ? strtoul(argv[2], NULL, 10) : 10000;
+    enum sched_policy pol = SCHED_POLICY_BACKFILL;
+    struct sched_node *nodes = xcalloc(nn, sizeof(*nodes));
+    size_t *pn = xcalloc(nn, sizeof(*pn)), nrun = 0;
+    struct sched_running *run = xcalloc(nn * 8, sizeof(*run));
+    struct sched_alloc *ra = xcalloc(nn * 8, sizeof(*ra));
+    struct sched_job *pend = xcalloc(np, sizeof(*pend));
+    struct sched_part part = { "gpu", pn, nn, -1, true };
+    struct sched_input in = { 0 };
+    struct sched_output out = { 0 };
+    struct rusage ru;
+    size_t started = 0, estimated = 0;
+    double t0, t1;
+
+    if (argc > 3 && !sched_policy_parse(argv[3], &pol))
+        return fprintf(stderr, "bench: unknown policy %s\n", argv[3]), 1;
+    for (size_t i = 0; i < nn; i++) {
+        nodes[i] = (struct sched_node){ "n", 64, 524288, 8, "h100", true };
+        pn[i] = i;
+        /* Three quarters of the nodes run 1, 2, 4 or 8 one-GPU-per-8-CPU jobs. */
+        if (i % 4 == 3)
+            continue;
+        int k = 1 << (rnd() % 4), g = 8 / k;
+        for (int s = 0; s < k; s++, nrun++) {
+            ra[nrun] = (struct sched_alloc){ i, 8 * g, (uint64_t)g * 32768,
+                                             ((UINT64_C(1) << g) - 1) << (s * g) };
+            run[nrun] = (struct sched_running){ 1000000 + nrun, &ra[nrun], 1, false,
+                                                (int64_t)(60 + rnd() % 86400) };
+        }
+    }
+    for (size_t i = 0; i < np; i++)
+        make_job(&pend[i], i + 1);
+    in = (struct sched_input){ nodes, nn, &part, 1, run, nrun, pend, np, pol, 0, 0,
+                               argc > 4 ? strtoul(argv[4], NULL, 10) : 0 };
+    t0 = now_s();
+    sched_plan(&in, 0, &out);
+    t1 = now_s();
+    for (size_t i = 0; i < out.n; i++) {
+        started += out.d[i].reason == SCHED_NONE;
+        estimated += out.d[i].start_estimate > 0;
+    }
+    getrusage(RUSAGE_SELF, &ru);
+    printf("%-12s nodes %6zu  pending %7zu  running %6zu  pass %8.3f s  started %5zu  "
+           "estimated %7zu  maxrss %6ld MiB\n", sched_policy_name(pol), nn, np, nrun, t1 - t0,
+           started, estimated, ru.ru_maxrss / 1024);
+    sched_output_free(&out);
+    free(nodes);
+    free(pn);
+    free(run);
+    free(ra);
+    free(pend);
+    return 0;
+}
