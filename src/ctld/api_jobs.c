@@ -20,41 +20,75 @@
 #define ESLURM_ALREADY_DONE 2021
 #define ESLURM_JOB_PENDING 2020
 
+/* A submission's answer, sent once its transaction has committed. */
 struct submitted {
     struct http_req *r;
-    uint64_t id;
+    json_t *answer;
 };
 
 static void submit_answer(void *arg)
 {
     struct submitted *s = arg;
-    http_reply(s->r, 200, json_pack("{s:I}", "job_id", (json_int_t)s->id));
+    http_reply(s->r, 200, s->answer);
     free(s);
 }
 
+/* Accepts one spec: the new job's id, or 0 with err/status/code set. */
+static uint64_t submit_one(struct ctld *c, json_t *spec, const struct auth_id *who, int *status,
+                           int *code, char *err, size_t errlen)
+{
+    struct job *j = job_from_spec(c, spec, who->uid, who->gid, status, code, err, errlen);
+    if (!j)
+        return 0;
+    c->next_job_id++;
+    store_set_next_id(c->store, c->next_job_id);
+    json_t *env = json_object_get(spec, "environment");
+    json_t *noenv = env ? NULL : json_array();
+    store_job_script(c->store, j->id, json_string_value(json_object_get(spec, "script")),
+                     env ? env : noenv);
+    json_decref(noenv);
+    job_save(c, j);
+    job_insert(c, j);
+    log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
+    return j->id;
+}
+
+/* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} for many in one request
+ * (all or none: a bad spec refuses the request, naming its index). */
 void api_submit(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     int status = 400, code = 0;
     char err[512];
-    struct job *j = job_from_spec(c, r->body, r->who.uid, r->who.gid, &status, &code, err,
-                                  sizeof err);
-    if (!j) {
-        http_reply_error(r, status, code, "%s", err);
-        return;
+    json_t *many = json_object_get(r->body, "jobs");
+    json_t *answer;
+    if (json_is_array(many)) {
+        size_t i;
+        json_t *spec;
+        json_array_foreach(many, i, spec) {
+            struct job *probe = job_from_spec(c, spec, r->who.uid, r->who.gid, &status, &code,
+                                              err, sizeof err);
+            if (!probe) {
+                http_reply_error(r, status, code, "job %zu: %s", i, err);
+                return;
+            }
+            job_destroy(probe);
+        }
+        json_t *ids = json_array();
+        json_array_foreach(many, i, spec)
+            json_array_append_new(ids, json_integer((json_int_t)submit_one(
+                                           c, spec, &r->who, &status, &code, err, sizeof err)));
+        answer = json_pack("{s:o}", "job_ids", ids);
+    } else {
+        uint64_t id = submit_one(c, r->body, &r->who, &status, &code, err, sizeof err);
+        if (!id) {
+            http_reply_error(r, status, code, "%s", err);
+            return;
+        }
+        answer = json_pack("{s:I}", "job_id", (json_int_t)id);
     }
-    c->next_job_id++;
-    store_set_next_id(c->store, c->next_job_id);
-    json_t *env = json_object_get(r->body, "environment");
-    json_t *noenv = env ? NULL : json_array();
-    store_job_script(c->store, j->id, json_string_value(json_object_get(r->body, "script")),
-                     env ? env : noenv);
-    json_decref(noenv);
-    job_save(c, j);
-    job_insert(c, j);
-    log_info("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
     struct submitted *s = xmalloc(sizeof *s);
-    *s = (struct submitted){ r, j->id };
+    *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);
     sched_request(c);
 }
