@@ -286,6 +286,34 @@ static void conf_apply_set(struct lines *l, size_t nglobal, const char *set)
     lines_insert(l, nglobal, xstrdup(set));
 }
 
+/* Whether herdd can give jobs cgroups here: v2, or v1's freezer and memory. */
+static bool cgroups_usable(void)
+{
+    if (access("/sys/fs/cgroup/cgroup.controllers", F_OK) == 0)
+        return access("/sys/fs/cgroup", W_OK) == 0;
+    return access("/sys/fs/cgroup/freezer/cgroup.procs", W_OK) == 0
+        && access("/sys/fs/cgroup/memory/cgroup.procs", W_OK) == 0;
+}
+
+/* cgroup.conf beside slurm.conf, kept once written, as slurm.conf is. */
+static int cgroup_conf_write(const char *dir)
+{
+    char *path = xasprintf("%s/cgroup.conf", dir);
+    int rc = 0;
+    if (access(path, F_OK) != 0) {
+        FILE *f = fopen(path, "we");
+        rc = f && fprintf(f, "# Written by `herd up`: what herdd confines jobs to.\n"
+                          "ConstrainRAMSpace=yes\nConstrainCores=yes\n"
+                          "ConstrainDevices=yes\n") > 0 ? 0 : -1;
+        if (f && fclose(f) != 0)
+            rc = -1;
+        if (rc < 0)
+            fprintf(stderr, "herd: error: cannot write %s: %s\n", path, strerror(errno));
+    }
+    free(path);
+    return rc;
+}
+
 static void conf_add_globals(struct lines *l, const char *d, int port, const char *munge)
 {
     char *v[] = {
@@ -309,6 +337,10 @@ static void conf_add_globals(struct lines *l, const char *d, int port, const cha
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         lines_insert(l, l->n, v[i]);
+    if (cgroups_usable() && cgroup_conf_write(d) == 0) {
+        lines_insert(l, l->n, xstrdup("TaskPlugin=task/cgroup"));
+        lines_insert(l, l->n, xstrdup("ProctrackType=proctrack/cgroup"));
+    }
 }
 
 static int conf_write_file(const char *path, const struct lines *l)
@@ -389,10 +421,13 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
     char *argv[] = {bin, "-f", (char *)conf_path, node ? "-N" : NULL, (char *)node, NULL};
     int rc = cluster_spawn_wait(argv, errfile, UP_WAIT_S);
     if (rc != 0) {
-        fprintf(stderr, "herd: error: %s failed to start (%s; log: %s):\n", what,
-                rc < 0 ? "no answer" : "exit status", logfile ? logfile : "stderr");
-        if (rc > 0)
-            fprintf(stderr, "    exit status %d\n", rc);
+        char how[64];
+        if (rc < 0)
+            snprintf(how, sizeof how, "still in the foreground after %d s", UP_WAIT_S);
+        else
+            snprintf(how, sizeof how, "exit status %d", rc);
+        fprintf(stderr, "herd: error: %s failed to start (%s; log: %s):\n", what, how,
+                logfile ? logfile : "stderr");
         cluster_print_file(errfile);
     } else if ((pid = pidfile ? cluster_pid_live(pidfile, prog) : 0) != 0) {
         fprintf(stderr, "herd: started %s (pid %d)\n", what, (int)pid);

@@ -18,6 +18,7 @@
 #include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "noded/detect.h"
 #include "noded/supervisor.h"
 
 #define REPORT_TIMEOUT_S 5
@@ -45,6 +46,7 @@ static void job_forget(struct agent *a, struct ajob *j)
     for (struct ajob **pp = &a->jobs; *pp; pp = &(*pp)->next) {
         if (*pp == j) {
             *pp = j->next;
+            free(j->cpu_ids);
             free(j);
             return;
         }
@@ -126,6 +128,9 @@ static void report_end(struct agent *a, struct ajob *j)
                              "job_id", (json_int_t)j->id, "state", j->res.state,
                              "exit_code", j->res.exit_code, "exit_signal", j->res.exit_signal,
                              "end_time", (json_int_t)j->res.end_time);
+    json_t *usage = spool_usage_json(&j->res);
+    if (usage)
+        json_object_set_new(body, "usage", usage);
     j->reporting = true;
     /* the callback may run (and free j) before http_call returns */
     http_call(a->base, a->conf->munge_socket, a->conf->ctld_addr, a->conf->ctld_port, "POST",
@@ -199,6 +204,7 @@ static void scan_spool(struct agent *a)
         char *dir = spool_job_dir(a->spool, id);
         j->sup_pid = spool_read_pid(dir, SPOOL_SUP_PID);
         j->pgid = spool_read_pid(dir, SPOOL_PGID);
+        launch_read_cpus(j, dir);
         free(dir);
         job_check(a, j);
         log_info("job %lld: found in the spool, %s", (long long)id,
@@ -242,6 +248,7 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
     a->log_file = xstrdup(log_file);
     a->verbose = verbose;
     a->spool = conf_expand_node(conf->spool_dir, node->name);
+
     if (spool_mkdirs(a->spool, 0755) < 0) {
         snprintf(err, errlen, "cannot create spool directory %s: %s", a->spool,
                  strerror(errno));
@@ -263,6 +270,12 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
 
 int agent_start(struct agent *a)
 {
+    /* here, not at create: the log file is in place by now */
+    struct detect d;
+    detect_run(&d);
+    detect_check(a->node, &d);
+    a->gpu_devs = detect_gpu_devs(a->node, &d);
+    detect_clear(&d);
     scan_spool(a);
     if (start_timers(a) < 0)
         return -1;
@@ -305,8 +318,12 @@ void agent_destroy(struct agent *a)
     while (a->jobs) {
         struct ajob *j = a->jobs;
         a->jobs = j->next;
+        free(j->cpu_ids);
         free(j);
     }
+    for (size_t i = 0; a->gpu_devs && a->gpu_devs[i]; i++)
+        free(a->gpu_devs[i]);
+    free(a->gpu_devs);
     free(a->conf_path);
     free(a->log_file);
     free(a->spool);

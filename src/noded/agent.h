@@ -30,6 +30,8 @@ struct ajob {
     pid_t pgid;            /* the job's process group (= session) */
     bool ended;            /* res holds its end */
     bool reporting;        /* a job_end is in flight; the job stays alive until it answers */
+    int *cpu_ids;          /* the node CPU indices it was given (job.json "herd_cpus") */
+    size_t ncpu_ids;
     struct job_result res;
     struct ajob *next;
 };
@@ -47,6 +49,7 @@ struct agent {
     struct event *tick;
     struct event *beat;
     struct ajob *jobs;
+    char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
     bool registering;
     bool stopping;
     int64_t stop_by;       /* when a stopping agent gives up reporting */
@@ -77,5 +80,7 @@ extern const size_t agent_nroutes;
 /* launch.c: POST /v1/launch. Returns the HTTP status, with err set when it
  * is not 200. */
 int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen);
+/* The CPU indices a job found in the spool was given. */
+void launch_read_cpus(struct ajob *j, const char *dir);
 
 #endif

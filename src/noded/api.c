@@ -24,16 +24,16 @@ static void on_launch(struct http_req *r)
         http_reply_error(r, status, SLURM_ERROR_CODE, "%s", err);
 }
 
-/* A cancel goes to the supervisor, which does TERM, KillWait, KILL and
- * records the job CANCELLED; any other signal goes to the job's processes. */
+/* Both go to the supervisor, which knows every process of the job: a
+ * cancel (SIGTERM: it does the signal, KillWait, KILL and records the job
+ * CANCELLED) and a plain signal for all the job's processes (SIGUSR1). */
 static void signal_job(struct ajob *j, int sig, bool cancel)
 {
-    if (cancel) {
-        if (j->sup_pid > 1)
-            sigqueue(j->sup_pid, SIGTERM, (union sigval){ .sival_int = sig });
-    } else if (j->pgid > 1 && sig > 0) {
+    if (j->sup_pid > 1 && sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
+                                   (union sigval){ .sival_int = sig }) == 0)
+        return;
+    if (j->pgid > 1 && sig > 0)
         kill(-j->pgid, sig);
-    }
 }
 
 static void on_signal(struct http_req *r)

@@ -12,6 +12,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "noded/cgroup.h"
 #include "noded/jobenv.h"
 #include "noded/jobspec.h"
 
@@ -50,7 +51,8 @@ static int open_io(const struct job_spec *js)
 {
     /* truncated as Slurm's default open mode says, but appended to, so that
      * the supervisor's notes never overwrite what the job wrote */
-    const int wflags = O_WRONLY | O_CREAT | O_TRUNC | O_APPEND;
+    const int wflags = O_WRONLY | O_CREAT | O_APPEND
+                     | (strcmp(js->open_mode, "append") == 0 ? 0 : O_TRUNC);
     char *in = jobenv_path(js->std_in, "/dev/null", js);
     char *out = jobenv_path(js->std_out, "slurm-%j.out", js);
     char *err = js->std_err[0] ? jobenv_path(js->std_err, "", js) : xstrdup(out);
@@ -80,12 +82,26 @@ static void reset_signals(void)
             signal(s, SIG_DFL);
 }
 
+static void wait_go(int go_fd)
+{
+    char c;
+    ssize_t n;
+    while ((n = read(go_fd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (n != 1)
+        _exit(1);
+    close(go_fd);
+}
+
 void jobexec_run(const struct job_spec *js, const char *script, const char *conf_path,
-                 int sync_fd)
+                 int sync_fd, int go_fd, const struct jobcg *cg)
 {
     reset_signals();
     setsid();
+    if (cg && jobcg_attach(cg, 0) < 0)
+        log_warn("job %lld: cannot join its cgroup", (long long)js->job_id);
     close(sync_fd);
+    wait_go(go_fd);
     if (jobexec_become_user(js) < 0) {
         log_warn("job %lld: cannot become uid %lld", (long long)js->job_id, (long long)js->uid);
         _exit(1);

@@ -8,11 +8,14 @@
 #define HERD_NODED_JOBEXEC_H
 
 struct job_spec;
+struct jobcg;
 
 /* Never returns: execs the script, or exits 1 when the job cannot start.
- * sync_fd is closed once the new session (and process group) exists. */
+ * sync_fd is closed once the new session (and process group) exists and
+ * the process is in cg (when not NULL); it then waits for a byte on go_fd
+ * (the prolog has passed) and exits 1 when the supervisor closes it. */
 void jobexec_run(const struct job_spec *js, const char *script, const char *conf_path,
-                 int sync_fd) __attribute__((noreturn));
+                 int sync_fd, int go_fd, const struct jobcg *cg) __attribute__((noreturn));
 
 /* Becomes the job's user: initgroups, setgid, setuid, in that order. A herdd
  * that is not root can only run its own user's jobs. 0 or -1 with errno. */

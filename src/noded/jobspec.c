@@ -49,6 +49,10 @@ static const struct field fields[] = {
     INT("cpus_per_task", cpus_per_task, false, 0, INT32_MAX, 1),
     { "cpus_per_task_set", F_BOOL, OFF(cpus_per_task_set), false, 0, 0, 0 },
     INT("umask", umask, false, -1, 0777, -1),
+    STR("open_mode", open_mode),
+    STR("signal", signal),
+    { "herd_cpus", F_INTLIST, OFF(cpu_ids), false, 0, 0, 0 },
+    { "herd_gpu_devs", F_STRLIST, OFF(gpu_devs), false, 0, 0, 0 },
 };
 
 /* jansson strings may hold NUL bytes, which C strings cannot carry. */
@@ -78,13 +82,13 @@ static char **parse_strlist(const json_t *v, size_t *n, bool need_eq)
     return out;
 }
 
-static int *parse_intlist(const json_t *v, size_t *n)
+static int *parse_intlist(const json_t *v, size_t *n, int max)
 {
     int *out = xcalloc(json_array_size(v) + 1, sizeof *out);
     size_t i;
     json_t *e;
     json_array_foreach(v, i, e) {
-        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > 1023) {
+        if (!json_is_integer(e) || json_integer_value(e) < 0 || json_integer_value(e) > max) {
             free(out);
             return NULL;
         }
@@ -99,9 +103,12 @@ static bool parse_list(struct job_spec *js, const struct field *f, const json_t 
     if (!json_is_array(v))
         return false;
     void *p = (char *)js + f->off;
-    if (f->type == F_INTLIST)
-        return (*(int **)p = parse_intlist(v, &js->ngpus)) != NULL;
-    size_t *n = f->off == OFF(environment) ? &js->nenv : &js->nargv;
+    if (f->off == OFF(gpus))
+        return (*(int **)p = parse_intlist(v, &js->ngpus, 1023)) != NULL;
+    if (f->off == OFF(cpu_ids))
+        return (*(int **)p = parse_intlist(v, &js->ncpu_ids, INT32_MAX - 1)) != NULL;
+    size_t *n = f->off == OFF(environment) ? &js->nenv
+              : f->off == OFF(gpu_devs) ? &js->ngpu_devs : &js->nargv;
     return (*(char ***)p = parse_strlist(v, n, f->off == OFF(environment))) != NULL;
 }
 
@@ -146,6 +153,10 @@ static void apply_defaults(struct job_spec *js)
         js->argv = xcalloc(1, sizeof(char *));
     if (!js->gpus)
         js->gpus = xcalloc(1, sizeof(int));
+    if (!js->cpu_ids)
+        js->cpu_ids = xcalloc(1, sizeof(int));
+    if (!js->gpu_devs)
+        js->gpu_devs = xcalloc(1, sizeof(char *));
     if (!js->work_dir[0]) {
         free(js->work_dir);
         js->work_dir = xstrdup(js->submit_dir[0] ? js->submit_dir : "/");
@@ -199,5 +210,7 @@ void job_spec_destroy(struct job_spec *js)
     free_strv(js->environment);
     free_strv(js->argv);
     free(js->gpus);
+    free(js->cpu_ids);
+    free_strv(js->gpu_devs);
     free(js);
 }

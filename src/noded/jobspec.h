@@ -45,6 +45,12 @@ struct job_spec {
     int64_t cpus_per_task;
     bool cpus_per_task_set;
     int64_t umask;         /* -1: none given */
+    char *open_mode;       /* "append", "truncate" or "" (truncate) */
+    char *signal;          /* sbatch --signal "[{R|B}:]SIG[@secs]"; "" none */
+    int *cpu_ids;          /* "herd_cpus": this node's CPU indices, chosen by herdd */
+    size_t ncpu_ids;
+    char **gpu_devs;       /* "herd_gpu_devs": "c MAJ:MIN" of each GPU of the node, by index */
+    size_t ngpu_devs;
 };
 
 /* NULL with a message in err naming the bad field. */

@@ -117,6 +117,58 @@ static int spawn_supervisor(struct agent *a, const char *dir, struct ajob *j,
     return rc;
 }
 
+void launch_read_cpus(struct ajob *j, const char *dir)
+{
+    char *path = xasprintf("%s/%s", dir, SPOOL_JOB_JSON);
+    json_t *o = json_load_file(path, 0, NULL);
+    free(path);
+    json_t *v = json_object_get(o, "herd_cpus");
+    size_t i;
+    json_t *e;
+    free(j->cpu_ids);
+    j->cpu_ids = xcalloc(json_array_size(v) + 1, sizeof *j->cpu_ids);
+    j->ncpu_ids = 0;
+    json_array_foreach(v, i, e)
+        if (json_is_integer(e))
+            j->cpu_ids[j->ncpu_ids++] = (int)json_integer_value(e);
+    json_decref(o);
+}
+
+/* The node's CPU indices for a job of n CPUs: the lowest free ones (the
+ * controller counts CPUs, herdd places them), then, should the node be
+ * oversubscribed, the lowest taken ones. */
+static json_t *pick_cpus(struct agent *a, int64_t n, struct ajob *j)
+{
+    int total = a->node->cpus > 0 ? a->node->cpus : 1;
+    bool *used = xcalloc((size_t)total, sizeof *used);
+    for (struct ajob *o = a->jobs; o; o = o->next)
+        for (size_t i = 0; !o->ended && i < o->ncpu_ids; i++)
+            if (o->cpu_ids[i] >= 0 && o->cpu_ids[i] < total)
+                used[o->cpu_ids[i]] = true;
+    if (n < 1)
+        n = 1;
+    if (n > total)
+        n = total;
+    json_t *arr = json_array();
+    j->cpu_ids = xcalloc((size_t)n + 1, sizeof *j->cpu_ids);
+    for (int pass = 0; pass < 2 && (int64_t)j->ncpu_ids < n; pass++)
+        for (int c = 0; c < total && (int64_t)j->ncpu_ids < n; c++)
+            if (used[c] == (pass == 1)) {
+                j->cpu_ids[j->ncpu_ids++] = c;
+                json_array_append_new(arr, json_integer(c));
+            }
+    free(used);
+    return arr;
+}
+
+static json_t *gpu_devs_json(const struct agent *a)
+{
+    json_t *arr = json_array();
+    for (size_t i = 0; a->gpu_devs && a->gpu_devs[i]; i++)
+        json_array_append_new(arr, json_string(a->gpu_devs[i]));
+    return arr;
+}
+
 int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen)
 {
     struct job_spec *js = job_spec_from_json(body, err, errlen);
@@ -136,12 +188,17 @@ int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen)
     /* the supervisor reads the job back from job.json: make it whole */
     json_t *saved = json_deep_copy(body);
     json_object_set_new(saved, "node_name", json_string(a->node->name));
+    json_object_set_new(saved, "herd_cpus", pick_cpus(a, js->node_cpus, &tmp));
+    json_object_set_new(saved, "herd_gpu_devs", gpu_devs_json(a));
     status = 500;
     if (prepare_dir(dir, saved, js, err, errlen) == 0) {
         if (spawn_supervisor(a, dir, &tmp, err, errlen) == 0) {
             struct ajob *j = agent_job_add(a, js->job_id);
             j->sup_pid = tmp.sup_pid;
             j->pgid = tmp.pgid;
+            j->cpu_ids = tmp.cpu_ids;
+            j->ncpu_ids = tmp.ncpu_ids;
+            tmp.cpu_ids = NULL;
             status = 200;
             log_info("job %lld: started for %s (uid %lld), supervisor %ld",
                      (long long)js->job_id, js->user_name, (long long)js->uid,
@@ -151,6 +208,7 @@ int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen)
         }
     }
     json_decref(saved);
+    free(tmp.cpu_ids);
     free(dir);
 out:
     if (status != 200)

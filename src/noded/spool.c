@@ -117,11 +117,51 @@ pid_t spool_read_pid(const char *dir, const char *name)
     return ok && v > 1 && (*end == '\n' || *end == '\0') ? (pid_t)v : -1;
 }
 
+json_t *spool_usage_json(const struct job_result *res)
+{
+    const struct job_usage *u = &res->usage;
+    if (!u->known)
+        return NULL;
+    return json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:i, s:i, s:s}",
+                     "elapsed_s", (json_int_t)u->elapsed_s,
+                     "total_cpu_ms", (json_int_t)u->total_cpu_ms,
+                     "user_cpu_ms", (json_int_t)u->user_cpu_ms,
+                     "system_cpu_ms", (json_int_t)u->system_cpu_ms,
+                     "max_rss_kb", (json_int_t)u->max_rss_kb, "gpus", (json_int_t)u->gpus,
+                     "gpu_seconds", (json_int_t)u->gpu_seconds, "exit_code", res->exit_code,
+                     "exit_signal", res->exit_signal, "source", u->source);
+}
+
+static int64_t get_i64(const json_t *o, const char *key)
+{
+    return json_integer_value(json_object_get(o, key));
+}
+
+static void usage_read(const json_t *o, struct job_usage *u)
+{
+    memset(u, 0, sizeof *u);
+    if (!json_is_object(o))
+        return;
+    u->known = true;
+    u->elapsed_s = get_i64(o, "elapsed_s");
+    u->total_cpu_ms = get_i64(o, "total_cpu_ms");
+    u->user_cpu_ms = get_i64(o, "user_cpu_ms");
+    u->system_cpu_ms = get_i64(o, "system_cpu_ms");
+    u->max_rss_kb = get_i64(o, "max_rss_kb");
+    u->gpus = get_i64(o, "gpus");
+    u->gpu_seconds = get_i64(o, "gpu_seconds");
+    const char *src = json_string_value(json_object_get(o, "source"));
+    snprintf(u->source, sizeof u->source, "%s", src ? src : "");
+}
+
 int spool_result_write(const char *dir, const struct job_result *res)
 {
     json_t *o = json_pack("{s:s, s:i, s:i, s:I}", "state", res->state,
                           "exit_code", res->exit_code, "exit_signal", res->exit_signal,
                           "end_time", (json_int_t)res->end_time);
+    json_t *u = spool_usage_json(res);
+    if (u)
+        json_object_set_new(o, "usage", u);
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     int rc = spool_write(dir, SPOOL_RESULT, text, 0600);
@@ -144,6 +184,7 @@ int spool_result_read(const char *dir, struct job_result *res)
         res->exit_code = (int)json_integer_value(code);
         res->exit_signal = (int)json_integer_value(sig);
         res->end_time = json_integer_value(end);
+        usage_read(json_object_get(o, "usage"), &res->usage);
         rc = 0;
     }
     json_decref(o);

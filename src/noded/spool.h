@@ -9,6 +9,8 @@
 #ifndef HERD_NODED_SPOOL_H
 #define HERD_NODED_SPOOL_H
 
+#include <jansson.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -18,11 +20,24 @@
 #define SPOOL_PGID      "job.pgid"
 #define SPOOL_RESULT    "result"
 
+struct job_usage {
+    bool known;            /* false: none recorded (a lost supervisor) */
+    int64_t elapsed_s;
+    int64_t total_cpu_ms;  /* user + system of all the job's processes */
+    int64_t user_cpu_ms;   /* -1 where only the total is known (cgroup) */
+    int64_t system_cpu_ms;
+    int64_t max_rss_kb;
+    int64_t gpus;
+    int64_t gpu_seconds;   /* allocated GPUs x elapsed */
+    char source[16];       /* "cgroup" or "rusage" */
+};
+
 struct job_result {
-    char state[16];        /* COMPLETED, FAILED, TIMEOUT, CANCELLED */
+    char state[16];        /* COMPLETED, FAILED, TIMEOUT, CANCELLED, OUT_OF_MEMORY */
     int exit_code;
     int exit_signal;
     int64_t end_time;
+    struct job_usage usage;
 };
 
 /* SPOOL/job00012; caller frees. */
@@ -44,5 +59,8 @@ int spool_write_pid(const char *dir, const char *name, pid_t pid);
 int spool_result_write(const char *dir, const struct job_result *res);
 /* 0, or -1 when there is no (valid) result yet. */
 int spool_result_read(const char *dir, struct job_result *res);
+/* The job_end message's "usage" object (with the exit code and signal);
+ * NULL when none is known. */
+json_t *spool_usage_json(const struct job_result *res);
 
 #endif

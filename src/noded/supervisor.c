@@ -15,22 +15,13 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "noded/jobenv.h"
+#include "noded/cgroup.h"
+#include "noded/jobctl.h"
 #include "noded/jobexec.h"
 #include "noded/jobspec.h"
+#include "noded/proctrack.h"
 #include "noded/spool.h"
-
-struct sup {
-    struct job_spec *js;
-    const char *dir;
-    const char *conf_path;
-    int kill_wait;
-    pid_t pid;             /* the job's process, leader of its process group */
-    int64_t limit_at;      /* when the time limit is reached; 0: none */
-    int64_t kill_at;       /* when SIGKILL follows; 0: not ending the job */
-    const char *reason;    /* TIMEOUT or CANCELLED once we end the job */
-    bool killed;
-};
+#include "noded/supervisor_int.h"
 
 static void ready_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ready_say(int fd, const char *fmt, ...)
@@ -42,6 +33,17 @@ static void ready_say(int fd, const char *fmt, ...)
     vdprintf(fd, fmt, ap);
     va_end(ap);
     close(fd);
+}
+
+/* What the supervisor itself says on stderr (a sanitizer's report, say)
+ * belongs in the node's log, not in herdd's /dev/null. */
+static void stderr_to_log(const char *log_file)
+{
+    int fd = log_file ? open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644) : -1;
+    if (fd >= 0) {
+        dup2(fd, 2);
+        close(fd);
+    }
 }
 
 static struct job_spec *load_job(const char *dir, char *err, size_t errlen)
@@ -59,124 +61,21 @@ static struct job_spec *load_job(const char *dir, char *err, size_t errlen)
     return js;
 }
 
-/* Slurm's note in the job's error file; written as the user, so the
- * supervisor never opens a user's path with root's rights. */
-static void tell_user(const struct sup *s, const char *why)
-{
-    char ts[32];
-    time_t now = time(NULL);
-    struct tm tm;
-    localtime_r(&now, &tm);
-    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    pid_t pid = fork();
-    if (pid != 0) {
-        if (pid > 0)
-            waitpid(pid, NULL, 0);
-        return;
-    }
-    const struct job_spec *js = s->js;
-    char *path = jobenv_path(js->std_err[0] ? js->std_err : js->std_out, "slurm-%j.out", js);
-    int fd = jobexec_become_user(js) == 0
-        ? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
-    if (fd >= 0)
-        dprintf(fd, "slurmstepd: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
-                (long long)js->job_id, js->node_name, ts, why);
-    _exit(0);
-}
-
-static void end_job(struct sup *s, const char *reason, int sig)
-{
-    if (s->reason) {
-        if (sig == SIGKILL && !s->killed) {
-            kill(-s->pid, SIGKILL);
-            s->killed = true;
-        }
-        return;
-    }
-    s->reason = reason;
-    log_info("job %lld: %s, sending signal %d", (long long)s->js->job_id,
-             strcmp(reason, "TIMEOUT") == 0 ? "time limit reached" : "cancelled", sig);
-    tell_user(s, strcmp(reason, "TIMEOUT") == 0 ? " DUE TO TIME LIMIT" : "");
-    kill(-s->pid, SIGCONT);
-    kill(-s->pid, sig);
-    s->killed = sig == SIGKILL;
-    s->kill_at = time(NULL) + s->kill_wait;
-}
-
-/* The timeout for the next wait: until the next deadline, at most 60 s. */
-static struct timespec next_wait(const struct sup *s)
-{
-    int64_t now = time(NULL), at = 0;
-    if (s->kill_at && !s->killed)
-        at = s->kill_at;
-    else if (!s->reason && s->limit_at)
-        at = s->limit_at;
-    int64_t d = at ? at - now : 60;
-    struct timespec ts = { d < 0 ? 0 : d > 60 ? 60 : d, d <= 0 ? 10000000 : 0 };
-    return ts;
-}
-
-static void on_signal(struct sup *s, const siginfo_t *si)
-{
-    int sig = SIGTERM;
-    if (si->si_code == SI_QUEUE && si->si_value.sival_int > 0 && si->si_value.sival_int < NSIG)
-        sig = si->si_value.sival_int;
-    end_job(s, "CANCELLED", sig);
-}
-
-static int wait_job(struct sup *s)
-{
-    sigset_t set;
-    sigemptyset(&set);
-    sigaddset(&set, SIGTERM);
-    sigaddset(&set, SIGINT);
-    sigaddset(&set, SIGCHLD);
-    for (;;) {
-        struct timespec ts = next_wait(s);
-        siginfo_t si;
-        int got = sigtimedwait(&set, &si, &ts);
-        int status;
-        if (waitpid(s->pid, &status, WNOHANG) == s->pid)
-            return status;
-        if (got == SIGTERM || got == SIGINT)
-            on_signal(s, &si);
-        int64_t now = time(NULL);
-        if (!s->reason && s->limit_at && now >= s->limit_at)
-            end_job(s, "TIMEOUT", SIGTERM);
-        if (s->reason && !s->killed && now >= s->kill_at) {
-            kill(-s->pid, SIGKILL);
-            s->killed = true;
-        }
-    }
-}
-
-static void record(const struct sup *s, int status)
-{
-    struct job_result res = { .end_time = time(NULL) };
-    const char *state = s->reason ? s->reason
-                      : WIFEXITED(status) && WEXITSTATUS(status) == 0 ? "COMPLETED" : "FAILED";
-    snprintf(res.state, sizeof res.state, "%s", state);
-    res.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 0;
-    res.exit_signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-    if (spool_result_write(s->dir, &res) < 0)
-        log_warn("job %lld: cannot write %s/%s", (long long)s->js->job_id, s->dir, SPOOL_RESULT);
-    log_info("job %lld: %s exit_code=%d signal=%d", (long long)s->js->job_id, res.state,
-             res.exit_code, res.exit_signal);
-}
-
-static int start_job(struct sup *s, int ready_fd)
+/* The job's process: forked, in its session and cgroup, waiting at the go
+ * pipe. Then herdd hears "OK <our pid> <its pid>". */
+static int start_job(struct sup *s, int ready_fd, int *go_w)
 {
     char *script = xasprintf("%s/%s", s->dir, SPOOL_SCRIPT);
-    int gate[2];
-    if (pipe2(gate, O_CLOEXEC) < 0) {
+    int gate[2] = { -1, -1 }, go[2] = { -1, -1 };
+    if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0
+        || (s->pid = fork()) < 0) {
         ready_say(ready_fd, "ER cannot start the job: %s\n", strerror(errno));
-        free(script);
-        return -1;
-    }
-    if ((s->pid = fork()) < 0) {
-        ready_say(ready_fd, "ER cannot start the job: %s\n", strerror(errno));
-        close(gate[0]);
-        close(gate[1]);
+        for (int i = 0; i < 2; i++) {
+            if (gate[i] >= 0)
+                close(gate[i]);
+            if (go[i] >= 0)
+                close(go[i]);
+        }
         free(script);
         return -1;
     }
@@ -184,9 +83,12 @@ static int start_job(struct sup *s, int ready_fd)
         if (ready_fd >= 0)
             close(ready_fd);
         close(gate[0]);
-        jobexec_run(s->js, script, s->conf_path, gate[1]);
+        close(go[1]);
+        jobexec_run(s->js, script, s->conf_path, gate[1], go[0], s->cg);
     }
     free(script);
+    close(go[0]);
+    *go_w = go[1];
     /* the job's process group must exist before anyone is told to signal it */
     close(gate[1]);
     char c;
@@ -200,6 +102,40 @@ static int start_job(struct sup *s, int ready_fd)
     return 0;
 }
 
+/* The prolog runs before the job's process may go on; a failing one ends
+ * the job FAILED before it ran (Slurm would also drain the node and requeue
+ * the job: that is the controller's part). */
+static bool prolog_passes(struct sup *s, int go_w)
+{
+    bool ok = !s->nc.prolog
+        || jobctl_script(s->nc.prolog, "prolog_slurmd", s->js, s->conf_path) == 0;
+    if (ok && write(go_w, "1", 1) != 1)
+        ok = false;
+    close(go_w);
+    if (!ok) {
+        log_warnx("job %lld: prolog %s failed: job not run, ended FAILED",
+                  (long long)s->js->job_id, s->nc.prolog ? s->nc.prolog : "");
+        s->prolog_failed = true;
+        kill(s->pid, SIGKILL);
+    }
+    return ok;
+}
+
+static void set_deadlines(struct sup *s)
+{
+    int64_t start = s->js->start_time > 0 ? s->js->start_time : time(NULL);
+    s->started = start;
+    if (s->js->time_limit > 0)
+        s->limit_at = start + s->js->time_limit * 60;
+    if (jobsig_parse(s->js->signal, &s->warn) < 0)
+        log_warnx("job %lld: ignoring bad --signal '%s'", (long long)s->js->job_id,
+                  s->js->signal);
+    if (s->warn.sig > 0 && s->limit_at) {
+        int64_t at = s->limit_at - s->warn.before_s;
+        s->warn_at = at > start ? at : start;
+    }
+}
+
 static int supervise(struct sup *s, int ready_fd)
 {
     sigset_t set;
@@ -207,18 +143,27 @@ static int supervise(struct sup *s, int ready_fd)
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGUSR1);
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_DFL);
-    int64_t start = s->js->start_time > 0 ? s->js->start_time : time(NULL);
-    if (s->js->time_limit > 0)
-        s->limit_at = start + s->js->time_limit * 60;
-    if (start_job(s, ready_fd) < 0)
+    if (proctrack_init() < 0)
+        log_warn("job %lld: cannot become a subreaper", (long long)s->js->job_id);
+    if (nodeconf_load(&s->nc, s->conf_path) < 0)
+        log_warn("job %lld: cannot read %s", (long long)s->js->job_id, s->conf_path);
+    s->cg = jobctl_cgroup(s->js, &s->nc, s->dir);
+    set_deadlines(s);
+    int go_w;
+    if (start_job(s, ready_fd, &go_w) < 0) {
+        jobcg_destroy(s->cg);
         return 1;
-    int status = wait_job(s);
-    /* what the script left behind in its session goes with it */
-    kill(-s->pid, SIGKILL);
-    record(s, status);
+    }
+    int status = 1 << 8;       /* exit status 1 */
+    if (prolog_passes(s, go_w))
+        status = sup_wait(s);
+    else
+        waitpid(s->pid, NULL, 0);
+    sup_finish(s, status);
     return 0;
 }
 
@@ -234,6 +179,7 @@ int supervisor_main(int argc, char **argv)
     close_range(3, ready_fd > 3 ? (unsigned)ready_fd - 1 : 2, 0);
     close_range((unsigned)ready_fd + 1, ~0U, 0);
     log_init("herdd", atoi(argv[6]), strcmp(argv[5], "-") ? argv[5] : NULL);
+    stderr_to_log(strcmp(argv[5], "-") ? argv[5] : NULL);
     struct sup s = { .dir = argv[2], .conf_path = argv[3], .kill_wait = atoi(argv[4]) };
     char err[512];
     s.js = load_job(s.dir, err, sizeof err);
@@ -243,6 +189,7 @@ int supervisor_main(int argc, char **argv)
         return 1;
     }
     int rc = supervise(&s, ready_fd);
+    nodeconf_clear(&s.nc);
     job_spec_destroy(s.js);
     return rc;
 }

@@ -3,16 +3,38 @@ cluster (session scope); destructive tests start their own. Every cluster is
 stopped with `herd down` in teardown, failure or not, and no process of its
 directory may be left."""
 
+import os
+import shutil
 import subprocess
 import time
 
 import pytest
 
+import helpers
 from helpers import FINAL_STATES, cluster_fixture, open_dir, wait_for
 
 SESSION_UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8",
               "--mem-per-node", "8000", "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
 USERS = ("herdtest1", "herdtest2")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def herd_bin_snapshot(tmp_path_factory):
+    """The binaries as they were when the session began: a rebuild of
+    HERD_BIN while the suite runs must not make commands vanish under it."""
+    src = helpers.HERD_BIN
+    if not os.path.isfile(os.path.join(src, "herd")):
+        return src          # Cluster.up reports what is missing
+    dst = tmp_path_factory.mktemp("bin")
+    for name in os.listdir(src):
+        p = os.path.join(src, name)
+        if os.path.islink(p):
+            os.symlink(os.readlink(p), dst / name)
+        elif os.path.isfile(p):
+            shutil.copy2(p, dst / name)
+    open_dir(dst, 0o755)
+    helpers.HERD_BIN = str(dst)
+    return str(dst)
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +73,7 @@ def session_cluster(tmp_path_factory, users):
 
 
 @pytest.fixture(scope="session", autouse=True)
-def start_session_cluster_early(request):
+def start_session_cluster_early(herd_bin_snapshot, request):
     """Starts the shared cluster (and the time limit job) before the first
     test, whichever it is; a failure here is reported by the tests using it."""
     try:

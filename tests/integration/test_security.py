@@ -106,6 +106,8 @@ def send_raw(addr, data, family=socket.AF_INET, wait_answer=True):
         except OSError:
             return        # the daemon closed on us: fine
         if wait_answer:
+            # A daemon may answer 400 and close, or wait for the rest: both fine.
+            s.settimeout(1)
             try:
                 s.recv(4096)
             except OSError:

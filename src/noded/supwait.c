@@ -1,0 +1,155 @@
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <fcntl.h>
+
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "noded/cgroup.h"
+#include "noded/jobenv.h"
+#include "noded/jobexec.h"
+#include "noded/jobspec.h"
+#include "noded/proctrack.h"
+#include "noded/supervisor_int.h"
+
+void sup_deliver(struct sup *s, int sig, bool batch_only)
+{
+    if (batch_only)
+        kill(s->pid, sig);
+    else if (!s->cg || jobcg_signal(s->cg, sig) == 0)
+        proctrack_signal(sig, 0);     /* also where the job never joined its cgroup */
+}
+
+/* Slurm's note in the job's error file; written as the user, so the
+ * supervisor never opens a user's path with root's rights. */
+static void tell_user(const struct sup *s, const char *why)
+{
+    char ts[32];
+    time_t now = time(NULL);
+    struct tm tm;
+    localtime_r(&now, &tm);
+    strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
+    pid_t pid = fork();
+    if (pid != 0) {
+        if (pid > 0)
+            waitpid(pid, NULL, 0);
+        return;
+    }
+    const struct job_spec *js = s->js;
+    char *path = jobenv_path(js->std_err[0] ? js->std_err : js->std_out, "slurm-%j.out", js);
+    int fd = jobexec_become_user(js) == 0
+        ? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
+    if (fd >= 0)
+        dprintf(fd, "slurmstepd: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
+                (long long)js->job_id, js->node_name, ts, why);
+    _exit(0);
+}
+
+static void end_job(struct sup *s, const char *reason, int sig)
+{
+    if (s->reason) {
+        if (sig == SIGKILL && !s->killed) {
+            sup_deliver(s, SIGKILL, false);
+            s->killed = true;
+        }
+        return;
+    }
+    s->reason = reason;
+    log_info("job %lld: %s, sending signal %d", (long long)s->js->job_id,
+             strcmp(reason, "TIMEOUT") == 0 ? "time limit reached" : "cancelled", sig);
+    tell_user(s, strcmp(reason, "TIMEOUT") == 0 ? " DUE TO TIME LIMIT" : "");
+    sup_deliver(s, SIGCONT, false);
+    sup_deliver(s, sig, false);
+    s->killed = sig == SIGKILL;
+    s->kill_at = time(NULL) + s->kill_wait;
+}
+
+/* The timeout for the next wait: until the next deadline, at most 60 s. */
+static struct timespec next_wait(const struct sup *s)
+{
+    int64_t now = time(NULL), at = 0;
+    if (s->kill_at && !s->killed)
+        at = s->kill_at;
+    else if (!s->reason && s->limit_at)
+        at = s->limit_at;
+    if (!s->reason && s->warn_at && (!at || s->warn_at < at))
+        at = s->warn_at;
+    int64_t d = at ? at - now : 60;
+    struct timespec ts = { d < 0 ? 0 : d > 60 ? 60 : d, d <= 0 ? 10000000 : 0 };
+    return ts;
+}
+
+/* sigqueue's value: the signal to send (SIGTERM: first signal of a cancel;
+ * SIGUSR1: a plain signal for the job's processes). */
+static void on_signal(struct sup *s, int got, const siginfo_t *si)
+{
+    int sig = got == SIGUSR1 ? 0 : SIGTERM;
+    if (si->si_code == SI_QUEUE && si->si_value.sival_int > 0 && si->si_value.sival_int < NSIG)
+        sig = si->si_value.sival_int;
+    if (got == SIGUSR1) {
+        if (sig > 0 && !s->killed) {
+            log_info("job %lld: signal %d to all its processes", (long long)s->js->job_id, sig);
+            sup_deliver(s, sig, false);
+        }
+        return;
+    }
+    end_job(s, "CANCELLED", sig);
+}
+
+static void check_deadlines(struct sup *s)
+{
+    int64_t now = time(NULL);
+    if (!s->reason && s->warn_at && now >= s->warn_at) {
+        log_info("job %lld: --signal %d, %d s before the time limit%s", (long long)s->js->job_id,
+                 s->warn.sig, s->warn.before_s, s->warn.batch_only ? ", batch shell" : "");
+        sup_deliver(s, s->warn.sig, s->warn.batch_only);
+        s->warn_at = 0;
+    }
+    if (!s->reason && s->limit_at && now >= s->limit_at)
+        end_job(s, "TIMEOUT", SIGTERM);
+    if (s->reason && !s->killed && now >= s->kill_at) {
+        sup_deliver(s, SIGKILL, false);
+        s->killed = true;
+    }
+}
+
+/* Reaps every child (orphans of the job come to us, the subreaper); true
+ * with *status once the job's own process is among them. */
+static bool reap(struct sup *s, int *status)
+{
+    bool done = false;
+    int st;
+    pid_t p;
+    while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+        if (p == s->pid) {
+            *status = st;
+            done = true;
+        }
+    }
+    return done;
+}
+
+int sup_wait(struct sup *s)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    sigaddset(&set, SIGCHLD);
+    sigaddset(&set, SIGUSR1);
+    int status = 0;
+    for (;;) {
+        struct timespec ts = next_wait(s);
+        siginfo_t si;
+        int got = sigtimedwait(&set, &si, &ts);
+        if (reap(s, &status))
+            return status;
+        if (got == SIGTERM || got == SIGINT || got == SIGUSR1)
+            on_signal(s, got, &si);
+        check_deadlines(s);
+    }
+}
