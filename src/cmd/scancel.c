@@ -25,6 +25,7 @@ struct scancel_opts {
     const char *user, *name, *partition, *state;
     uid_t uid;
     int signal;                /* 0: cancel */
+    bool batch;                /* -b: the signal goes to the batch shell only (-f: all) */
     int verbose;
 };
 
@@ -65,7 +66,8 @@ static int scancel_option(struct scancel_opts *o, int c)
 {
     static char me[24];
     switch (c) {
-    case 'b': case 'f': return 0;
+    case 'b': o->batch = true; return 0;
+    case 'f': o->batch = false; return 0;
     case 'v': o->verbose++; return 0;
     case 'n': o->name = optarg; return 0;
     case 'p': o->partition = optarg; return 0;
@@ -172,6 +174,8 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
     json_t *body = json_object(), *answer;
     if (o->signal)
         json_object_set_new(body, "signal", json_integer(o->signal));
+    if (o->signal && o->batch)
+        json_object_set_new(body, "batch", json_true());
     if (o->verbose && o->signal)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
     else if (o->verbose)

@@ -158,14 +158,45 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     return 0;
 }
 
+/* The controller filters by state and user first, so that a large queue is
+ * not sent whole; the client applies every filter again. */
+static char *squeue_path(const struct squeue_opts *o)
+{
+    if (o->jobs.n == 1)
+        return xasprintf("/v1/jobs/%s", o->jobs.items[0]);
+    char *states = NULL;
+    if (!o->all_states && o->states.n == 0)
+        states = xstrdup("PENDING,RUNNING,SUSPENDED,COMPLETING,CONFIGURING");
+    for (size_t i = 0; !o->all_states && i < o->states.n; i++) {
+        char *next = xasprintf("%s%s%s", states ? states : "", states ? "," : "",
+                               o->states.items[i]);
+        free(states);
+        states = next;
+    }
+    char *users = NULL;
+    for (size_t i = 0; i < o->nuids; i++) {
+        char *next = xasprintf("%s%s%u", users ? users : "", users ? "," : "",
+                               (unsigned)o->uids[i]);
+        free(users);
+        users = next;
+    }
+    char *path = xasprintf("/v1/jobs?%s%s%s%s", states ? "states=" : "", states ? states : "",
+                           states && users ? "&" : "", users ? "users=" : "");
+    char *full = xasprintf("%s%s", path, users ? users : "");
+    free(path);
+    free(states);
+    free(users);
+    return full;
+}
+
 /* One job id asks the controller for that job, so that an unknown id is an
- * error as in Slurm; otherwise all jobs, filtered here. */
+ * error as in Slurm. */
 static int squeue_fetch(const struct squeue_opts *o, json_t **answer)
 {
-    char err[256], path[64] = "/v1/jobs";
-    if (o->jobs.n == 1)
-        snprintf(path, sizeof path, "/v1/jobs/%s", o->jobs.items[0]);
+    char err[256];
+    char *path = squeue_path(o);
     int status = client_call(PROG, "GET", path, NULL, answer, err, sizeof err);
+    free(path);
     if (status == 200)
         return 0;
     fprintf(stderr, "slurm_load_jobs error: %s\n",

@@ -281,6 +281,15 @@ void http_reply(struct http_req *r, int status, json_t *body)
     free(r);
 }
 
+void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf)
+{
+    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
+                      "application/json");
+    evhttp_send_reply(r->ev, status, status < 400 ? "OK" : "Error", buf);
+    json_decref(r->body);
+    free(r);
+}
+
 void http_reply_error(struct http_req *r, int status, int code, const char *fmt, ...)
 {
     char msg[1024];

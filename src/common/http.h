@@ -64,6 +64,10 @@ int http_server_listen_tcp(struct http_server *s, const char *addr, int port);
 
 /* Replies and frees r (body is stolen, NULL means {}). */
 void http_reply(struct http_req *r, int status, json_t *body);
+/* Replies with a body already written as JSON text (buf is emptied); frees r.
+ * For answers too large to build as one tree. */
+struct evbuffer;
+void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf);
 /* {"error": msg, "code": code} with the given HTTP status; frees r. */
 void http_reply_error(struct http_req *r, int status, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

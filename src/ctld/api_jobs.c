@@ -3,7 +3,9 @@
  * signal. A submission is answered only once the transaction that holds it
  * has committed.
  */
+#include <event2/buffer.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -93,13 +95,64 @@ void api_submit(struct http_req *r)
     sched_request(c);
 }
 
+/* The filters of GET /v1/jobs: each a comma list, absent = any. */
+struct job_filter {
+    char *states, *users, *ids;
+};
+
+static bool in_list(const char *list, const char *item)
+{
+    size_t n = strlen(item);
+    for (const char *p = list; p && *p;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        if (len == n && strncmp(p, item, n) == 0)
+            return true;
+        p = comma ? comma + 1 : NULL;
+    }
+    return false;
+}
+
+static bool filter_match(const struct job_filter *f, const struct job *j)
+{
+    char num[24];
+    if (f->states && !in_list(f->states, job_state_name(j->state)))
+        return false;
+    snprintf(num, sizeof num, "%u", (unsigned)j->uid);
+    if (f->users && !in_list(f->users, num))
+        return false;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)j->id);
+    return !f->ids || in_list(f->ids, num);
+}
+
+/* GET /v1/jobs[?states=A,B&users=UID,...&ids=N,...]: written job by job, so
+ * that a queue of 100,000 never becomes one tree in memory. */
 void api_list(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    json_t *a = json_array();
-    for (size_t i = 0; i < c->njobs; i++)
-        json_array_append_new(a, job_to_json(c, c->jobs[i]));
-    http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", a, "now", (json_int_t)ctld_now()));
+    struct job_filter f = { http_query_get(r, "states"), http_query_get(r, "users"),
+                            http_query_get(r, "ids") };
+    struct evbuffer *buf = evbuffer_new();
+    evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
+    bool first = true;
+    for (size_t i = 0; i < c->njobs; i++) {
+        if (!filter_match(&f, c->jobs[i]))
+            continue;
+        json_t *o = job_to_json(c, c->jobs[i]);
+        char *text = json_dumps(o, JSON_COMPACT);
+        json_decref(o);
+        if (!first)
+            evbuffer_add(buf, ",", 1);
+        evbuffer_add(buf, text, strlen(text));
+        free(text);
+        first = false;
+    }
+    evbuffer_add(buf, "]}\n", 3);
+    free(f.states);
+    free(f.users);
+    free(f.ids);
+    http_reply_buffer(r, 200, buf);
+    evbuffer_free(buf);
 }
 
 /* The job named by the path, or an answer saying there is none. */
@@ -174,7 +227,8 @@ void api_cancel(struct http_req *r)
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
         j->cancel_sent = true;
     }
-    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv);
+    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv,
+                  json_is_true(json_object_get(r->body, "batch")));
     http_reply(r, 200, NULL);
 }
 

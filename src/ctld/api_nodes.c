@@ -112,6 +112,14 @@ void api_node_job_end(struct http_req *r)
         http_reply(r, 200, NULL);
         return;
     }
+    if (json_is_true(json_object_get(b, "prolog_failed"))) {
+        /* As Slurm: the node drains, the job goes back to the queue, held. */
+        node_drain(c, &c->nodes[j->allocs[0].node], "Prolog error");
+        j->req.held_admin = true;
+        job_requeue(c, j);
+        store_after_commit(c->store, end_answer, r);
+        return;
+    }
     int code = (int)json_integer_value(json_object_get(b, "exit_code"));
     int sig = (int)json_integer_value(json_object_get(b, "exit_signal"));
     int64_t when = json_integer_value(json_object_get(b, "end_time"));

@@ -71,6 +71,7 @@ struct node {
     bool registered;       /* ever since start-up */
     bool responding;
     bool down;             /* DOWN: not responding for SlurmdTimeout */
+    bool drain;            /* DRAIN: no new work (a failed prolog, an admin) */
     char *reason;          /* why DOWN/DRAIN, NULL otherwise */
     int64_t last_seen;
 };
@@ -131,6 +132,7 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
 json_t *part_to_json(const struct ctld *c, size_t i);
 void node_mark_down(struct ctld *c, struct node *n, const char *reason);
 void nodes_expect_running(struct ctld *c);
+void node_drain(struct ctld *c, struct node *n, const char *reason);
 
 /* api_jobs.c, api_nodes.c: route handlers */
 void api_register_routes(struct ctld *c);
@@ -145,7 +147,8 @@ void sched_input_free(struct sched_input *in);
 
 /* launch.c */
 void launch_job(struct ctld *c, struct job *j);
-void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel);
+/* batch: the batch shell alone (scancel -b), not every process of the job */
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch);
 
 /* health.c */
 void health_start(struct ctld *c);

@@ -432,7 +432,7 @@ static const char *reason_text(const struct job *j)
 
 json_t *job_to_json(const struct ctld *c, const struct job *j)
 {
-    json_t *o = json_deep_copy(j->spec);
+    json_t *o = json_copy(j->spec);   /* shallow: the values are shared, read only */
     int cpus = 0;
     char *nl = alloc_nodelist(c, j);
     json_t *gpus = gpus_json(c, j, &cpus);

@@ -110,11 +110,11 @@ static void signal_done(int status, json_t *body, void *arg)
     free(x);
 }
 
-void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel)
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch)
 {
     const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
-    json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)j->id, "signal", sig,
-                             "cancel", cancel);
+    json_t *body = json_pack("{s:I, s:i, s:b, s:b}", "job_id", (json_int_t)j->id, "signal", sig,
+                             "cancel", cancel, "batch", batch);
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
               RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
 }

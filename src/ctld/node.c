@@ -23,7 +23,8 @@ void nodes_init(struct ctld *c)
         n->conf = &c->conf->nodes[i];
         const char *st = n->conf->state;
         if (st && (strcasecmp(st, "DOWN") == 0 || strcasecmp(st, "DRAIN") == 0)) {
-            n->down = true;
+            n->down = strcasecmp(st, "DOWN") == 0;
+            n->drain = !n->down;
             n->reason = xstrdup("set in slurm.conf");
         }
     }
@@ -90,9 +91,9 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
 {
     const struct node *n = &c->nodes[i];
     const struct conf_node *cn = n->conf;
-    char state[32];
+    char state[48];
     /* Slurm's '*': registered once, silent now */
-    snprintf(state, sizeof state, "%s%s", state_word(n, &u[i]),
+    snprintf(state, sizeof state, "%s%s%s", state_word(n, &u[i]), n->drain ? "+DRAIN" : "",
              n->registered && !n->responding ? "*" : "");
     return json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:s, s:i, s:o, s:I,"
                      " s:b, s:s}",
@@ -169,4 +170,14 @@ void nodes_expect_running(struct ctld *c)
             n->last_seen = ctld_now();
         }
     }
+}
+
+/* A node whose prolog failed takes no more work until an admin resumes it. */
+void node_drain(struct ctld *c, struct node *n, const char *reason)
+{
+    (void)c;
+    log_warnx("node %s drained: %s", n->conf->name, reason);
+    n->drain = true;
+    free(n->reason);
+    n->reason = xstrdup(reason);
 }

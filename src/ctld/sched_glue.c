@@ -83,7 +83,7 @@ void sched_request(struct ctld *c)
 
 static bool node_avail(const struct node *n)
 {
-    return n->registered && n->responding && !n->down;
+    return n->registered && n->responding && !n->down && !n->drain;
 }
 
 void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jobs)

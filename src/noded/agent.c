@@ -131,6 +131,8 @@ static void report_end(struct agent *a, struct ajob *j)
     json_t *usage = spool_usage_json(&j->res);
     if (usage)
         json_object_set_new(body, "usage", usage);
+    if (j->res.prolog_failed)
+        json_object_set_new(body, "prolog_failed", json_true());
     j->reporting = true;
     /* the callback may run (and free j) before http_call returns */
     http_call(a->base, a->conf->munge_socket, a->conf->ctld_addr, a->conf->ctld_port, "POST",

@@ -5,6 +5,7 @@
 #include "common/http.h"
 #include "common/log.h"
 #include "noded/agent.h"
+#include "noded/supervisor.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
 #define SLURM_ERROR_CODE 1
@@ -27,10 +28,11 @@ static void on_launch(struct http_req *r)
 /* Both go to the supervisor, which knows every process of the job: a
  * cancel (SIGTERM: it does the signal, KillWait, KILL and records the job
  * CANCELLED) and a plain signal for all the job's processes (SIGUSR1). */
-static void signal_job(struct ajob *j, int sig, bool cancel)
+static void signal_job(struct ajob *j, int sig, bool cancel, bool batch)
 {
+    int v = sig | (batch && !cancel ? SUP_SIG_BATCH : 0);
     if (j->sup_pid > 1 && sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
-                                   (union sigval){ .sival_int = sig }) == 0)
+                                   (union sigval){ .sival_int = v }) == 0)
         return;
     if (j->pgid > 1 && sig > 0)
         kill(-j->pgid, sig);
@@ -61,7 +63,7 @@ static void on_signal(struct http_req *r)
     log_info("job %lld: %s %d", (long long)j->id, cancel ? "cancel, first signal" : "signal",
              (int)sig);
     if (!j->ended)
-        signal_job(j, (int)sig, cancel);
+        signal_job(j, (int)sig, cancel, json_is_true(json_object_get(r->body, "batch")));
     http_reply(r, 200, NULL);
 }
 

@@ -162,6 +162,8 @@ int spool_result_write(const char *dir, const struct job_result *res)
     json_t *u = spool_usage_json(res);
     if (u)
         json_object_set_new(o, "usage", u);
+    if (res->prolog_failed)
+        json_object_set_new(o, "prolog_failed", json_true());
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
     int rc = spool_write(dir, SPOOL_RESULT, text, 0600);
@@ -185,6 +187,7 @@ int spool_result_read(const char *dir, struct job_result *res)
         res->exit_signal = (int)json_integer_value(sig);
         res->end_time = json_integer_value(end);
         usage_read(json_object_get(o, "usage"), &res->usage);
+        res->prolog_failed = json_is_true(json_object_get(o, "prolog_failed"));
         rc = 0;
     }
     json_decref(o);

@@ -37,6 +37,7 @@ struct job_result {
     int exit_code;
     int exit_signal;
     int64_t end_time;
+    bool prolog_failed;    /* the job never ran: the controller drains the node */
     struct job_usage usage;
 };
 

@@ -77,6 +77,7 @@ void sup_finish(struct sup *s, int status)
     bool oom = s->cg && jobcg_oom(s->cg);
     struct job_result res = { .end_time = time(NULL) };
     snprintf(res.state, sizeof res.state, "%s", end_state(s, status, oom));
+    res.prolog_failed = s->prolog_failed;
     if (strcmp(res.state, "OUT_OF_MEMORY") == 0) {
         res.exit_code = 0;
         res.exit_signal = OOM_EXIT_SIGNAL;

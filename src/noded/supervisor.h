@@ -11,6 +11,8 @@
 #define HERD_NODED_SUPERVISOR_H
 
 #define SUPERVISOR_FLAG "--supervise"
+/* Or-ed into the value queued with SIGUSR1: signal the batch shell only. */
+#define SUP_SIG_BATCH 0x1000
 
 /* argv as above; the process's exit code. */
 int supervisor_main(int argc, char **argv);

@@ -14,6 +14,7 @@
 #include "noded/jobexec.h"
 #include "noded/jobspec.h"
 #include "noded/proctrack.h"
+#include "noded/supervisor.h"
 #include "noded/supervisor_int.h"
 
 void sup_deliver(struct sup *s, int sig, bool batch_only)
@@ -84,16 +85,21 @@ static struct timespec next_wait(const struct sup *s)
 }
 
 /* sigqueue's value: the signal to send (SIGTERM: first signal of a cancel;
- * SIGUSR1: a plain signal for the job's processes). */
+ * SIGUSR1: a plain signal for the job's processes, or with SUP_SIG_BATCH
+ * for the batch shell alone). */
 static void on_signal(struct sup *s, int got, const siginfo_t *si)
 {
     int sig = got == SIGUSR1 ? 0 : SIGTERM;
-    if (si->si_code == SI_QUEUE && si->si_value.sival_int > 0 && si->si_value.sival_int < NSIG)
-        sig = si->si_value.sival_int;
+    int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
+    bool batch = (v & SUP_SIG_BATCH) != 0;
+    v &= ~SUP_SIG_BATCH;
+    if (v > 0 && v < NSIG)
+        sig = v;
     if (got == SIGUSR1) {
         if (sig > 0 && !s->killed) {
-            log_info("job %lld: signal %d to all its processes", (long long)s->js->job_id, sig);
-            sup_deliver(s, sig, false);
+            log_info("job %lld: signal %d to %s", (long long)s->js->job_id, sig,
+                     batch ? "the batch shell" : "all its processes");
+            sup_deliver(s, sig, batch);
         }
         return;
     }

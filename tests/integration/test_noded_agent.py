@@ -252,6 +252,26 @@ while :; do sleep 0.2; done
     assert not os.path.exists(child), "B: must signal the batch shell only"
 
 
+def test_scancel_batch_signals_only_the_shell(nc, wd):
+    shell, child, ready = (os.path.join(wd, n) for n in ("b-shell", "b-child", "b-ready"))
+    job = nc.sbatch([], cwd=wd, script=f"""#!/bin/bash
+python3 -c 'import signal, time
+signal.signal(signal.SIGUSR1, lambda *a: open("{child}", "w").write("x"))
+open("{ready}", "w").write("1")
+time.sleep(60)' &
+trap 'echo shell > {shell}' USR1
+while :; do sleep 0.2; done
+""")
+    nc.wait_state(job, "RUNNING")
+    wait_file(ready)
+    nc.run(["scancel", "-b", "--signal=USR1", str(job)])
+    assert wait_file(shell, timeout=15).strip() == "shell"
+    time.sleep(1)
+    assert not os.path.exists(child), "scancel -b must signal the batch shell only"
+    nc.run(["scancel", str(job)])
+    nc.wait_state(job, "CANCELLED")
+
+
 def test_scancel_signal_reaches_every_process(nc, wd):
     gc = os.path.join(wd, "gc")
     ready = os.path.join(wd, "ready")
@@ -320,11 +340,6 @@ def test_prolog_epilog(nc, wd, users):
     log = read(os.path.join(nc.dir, "prolog.log"))
     assert f"prolog {job} {users[0]} prolog_slurmd 0" in log
     wait_file(os.path.join(nc.dir, "epilog.log"), contains=f"epilog {job}\n")
-    marker = os.path.join(wd, "ran")
-    bad = nc.sbatch(["-J", "badprolog"], cwd=wd, script=f"#!/bin/sh\ntouch {marker}\n")
-    nc.wait_state(bad, "FAILED")
-    assert not os.path.exists(marker), "the job ran although its prolog failed"
-    assert f"job {bad}: prolog" in herdd_log(nc)
 
 
 # 7. usage --------------------------------------------------------------------
@@ -344,3 +359,15 @@ sleep 1
     assert u["max_rss_kb"] >= 40 * 1024, u
     assert u["gpus"] == 2 and u["gpu_seconds"] == 2 * u["elapsed_s"], u
     assert (u["exit_code"], u["exit_signal"]) == (0, 0)
+
+
+# Last in this file: it drains the cluster's only node.
+def test_zz_failed_prolog_drains_node_and_requeues_held(nc, wd):
+    marker = os.path.join(wd, "ran")
+    bad = nc.sbatch(["-J", "badprolog"], cwd=wd, script=f"#!/bin/sh\ntouch {marker}\n")
+    wait_for(lambda: nc.field(bad, "%T %r") == "PENDING JobHeldAdmin", 30,
+             "the job requeued and held after its prolog failed")
+    assert not os.path.exists(marker), "the job ran although its prolog failed"
+    assert f"job {bad}: prolog" in herdd_log(nc)
+    assert "drain" in nc.run(["sinfo", "-h", "-o", "%T"]).stdout
+    assert "Prolog error" in nc.run(["sinfo", "-h", "-N", "-o", "%E"]).stdout
