@@ -61,10 +61,13 @@ $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) -ldl -lm
 
 # The client: sbatch, squeue, ... are links to it; it links no SQLite and no
-# scheduler. `herd sim` is the exception that needs the scheduler core.
+# scheduler. `herd sim` is the exception that needs the scheduler core. Its
+# libraries are linked statically where Debian ships archives: every command
+# starts faster without the dynamic loader's work for them.
+CLIENT_LIBS := -Wl,-Bstatic -ljansson -lmunge -lz -Wl,-Bdynamic -lm
 $(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) -lz -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
 
 # Each unit test is one program; it may use any module but the programs'
 # main files, through archives so that only what it calls is linked.
