@@ -117,7 +117,9 @@ def fmt_num(v):
         return "{:,.0f}".format(v)
     if abs(v) >= 10:
         return "%.1f" % v
-    return "%.2f" % v
+    if abs(v) >= 0.1 or v == 0:
+        return "%.2f" % v
+    return "%.2g" % v
 
 
 def fmt_side(fig, side):

@@ -77,7 +77,7 @@ int main(int argc, char **argv)
     if (argc > 3 && !sched_policy_parse(argv[3], &pol))
         return fprintf(stderr, "bench: unknown policy %s\n", argv[3]), 1;
     for (size_t i = 0; i < nn; i++) {
-        nodes[i] = (struct sched_node){ "n", 64, 524288, 8, "h100", true };
+        nodes[i] = (struct sched_node){ "n", 64, 524288, 8, "h100", true, 1, NULL };
         pn[i] = i;
         /* Three quarters of the nodes run 1, 2, 4 or 8 one-GPU-per-8-CPU jobs. */
         if (i % 4 == 3)

@@ -17,7 +17,7 @@
 
 #define PROG "squeue"
 
-enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE };
+enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE, OPT_START };
 
 static const struct option squeue_options[] = {
     {"all", no_argument, NULL, 'a'},
@@ -32,6 +32,7 @@ static const struct option squeue_options[] = {
     {"noheader", no_argument, NULL, 'h'},
     {"partition", required_argument, NULL, 'p'},
     {"partitions", required_argument, NULL, 'p'},
+    {"start", no_argument, NULL, OPT_START},
     {"states", required_argument, NULL, 't'},
     {"usage", no_argument, NULL, OPT_USAGE},
     {"user", required_argument, NULL, 'u'},
@@ -43,7 +44,7 @@ static const struct option squeue_options[] = {
 static void squeue_usage(void)
 {
     printf("Usage: squeue [-a] [-h] [-l] [-j jobs] [-n names] [-o format] [-p partitions]\n"
-           "              [-t states] [-u users] [--me] [-w nodes] [-v]\n");
+           "              [-t states] [-u users] [--me] [--start] [-w nodes] [-v]\n");
 }
 
 static int squeue_add_users(struct squeue_opts *o, const char *csv)
@@ -128,6 +129,9 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
             return -1;
         }
         return 0;
+    case OPT_START:
+        o->start = true;
+        return 0;
     case OPT_HELP: case OPT_USAGE: squeue_usage(); exit(0);
     default:
         fprintf(stderr, "Try \"squeue --help\" for more information\n");
@@ -150,6 +154,8 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
         squeue_usage();
         return -1;
     }
+    if (o->start && !o->states.n && !o->all_states)
+        strlist_split(&o->states, "PENDING");   /* --start means -t PENDING, as in Slurm */
     if (o->long_list && o->format) {
         fprintf(stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually "
                         "exclusive. Please remove one and retry.\n");

@@ -16,12 +16,14 @@
 
 #define SQUEUE_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define SQUEUE_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
+#define SQUEUE_FORMAT_START "%.18i %.9P %.8j %.8u %.2t %.19S %.6D %20Y %R"
 
 struct hostlist;
 
 struct squeue_opts {
     const char *format;        /* NULL: SQUEUE_FORMAT or, with long_list, _LONG */
     bool long_list;            /* -l: the date line first and the long format */
+    bool start;                /* --start: pending jobs by expected start */
     bool noheader;
     bool all_states;           /* -t all */
     struct strlist states;     /* -t, long names */

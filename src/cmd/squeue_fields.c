@@ -76,7 +76,16 @@ FIELD(f_req_nodes) { return xstrdup(jget_str(rec, "req_nodes", "")); }
 FIELD(f_exc_nodes) { return xstrdup(jget_str(rec, "exc_nodes", "")); }
 FIELD(f_min_cpus) { return xasprintf("%lld", (long long)jget_int(rec, "cpus_per_task", 1)); }
 FIELD(f_submit) { return time_field(jget_int(rec, "submit_time", 0)); }
-FIELD(f_start) { return time_field(jget_int(rec, "start_time", 0)); }
+/* A pending job's start is the scheduler's expected one (N/A when it has
+ * none), as in Slurm. */
+FIELD(f_start)
+{
+    if (!job_is(rec, "PENDING"))
+        return time_field(jget_int(rec, "start_time", 0));
+    int64_t t = jget_int(rec, "start_estimate", -1);
+    return time_field(t > 0 && t < INT64_MAX / 8 ? t : 0);
+}
+FIELD(f_sched_nodes) { return str_or_null(rec, "sched_nodes"); }
 
 FIELD(f_user)
 {
@@ -189,6 +198,7 @@ const struct fmt_code squeue_codes[] = {
     {'T', "STATE", 0, f_state},
     {'U', "UID", 0, f_uid},
     {'V', "SUBMIT_TIME", 0, f_submit},
+    {'Y', "SCHEDNODES", 0, f_sched_nodes},
     {'Z', "WORK_DIR", 0, f_work_dir},
     {'a', "ACCOUNT", 0, f_account},
     {'b', "TRES_PER_NODE", 0, f_tres_per_node},

@@ -79,6 +79,22 @@ static int squeue_cmp(const void *a, const void *b)
     return (ix > iy) - (ix < iy);
 }
 
+/* --start: by expected start (unknown ones last), then as above. */
+static int64_t start_key(const json_t *j)
+{
+    int64_t t = jget_int(j, "start_estimate", -1);
+    return t > 0 ? t : INT64_MAX;
+}
+
+static int squeue_cmp_start(const void *a, const void *b)
+{
+    const json_t *x = *(json_t *const *)a, *y = *(json_t *const *)b;
+    int64_t sx = start_key(x), sy = start_key(y);
+    if (sx != sy)
+        return sx < sy ? -1 : 1;
+    return squeue_cmp(a, b);
+}
+
 /* Slurm's print_date: ctime's form, "Wed Dec  2 18:40:01 2026". */
 static void squeue_print_date(FILE *out, int64_t now)
 {
@@ -93,8 +109,10 @@ static void squeue_print_date(FILE *out, int64_t now)
 void squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
                   const char *prog)
 {
-    const char *spec = o->format ? o->format
-                                 : o->long_list ? SQUEUE_FORMAT_LONG : SQUEUE_FORMAT;
+    const char *spec = o->format      ? o->format
+                       : o->start     ? SQUEUE_FORMAT_START
+                       : o->long_list ? SQUEUE_FORMAT_LONG
+                                      : SQUEUE_FORMAT;
     struct fmt *f = fmt_parse(spec, squeue_codes, prog, "job");
     const json_t *jobs = json_object_get(answer, "jobs");
     int64_t now = jget_int(answer, "now", (int64_t)time(NULL));
@@ -105,7 +123,7 @@ void squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
     json_array_foreach(jobs, i, job)
         if (squeue_job_matches(job, o))
             list[n++] = job;
-    qsort(list, n, sizeof *list, squeue_cmp);
+    qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
     if (o->long_list && !o->noheader)
         squeue_print_date(out, now);
     if (!o->noheader)

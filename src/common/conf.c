@@ -361,14 +361,20 @@ static const struct key_def conf_keys[] = {
     { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", NULL, 0 },
     { "PreemptMode", NULL, 0 }, { "PreemptParameters", NULL, 0 }, { "PreemptType", NULL, 0 },
     { "PrEpParameters", NULL, 0 }, { "PrEpPlugins", NULL, 0 },
-    { "PriorityCalcPeriod", NULL, 0 }, { "PriorityDecayHalfLife", NULL, 0 },
-    { "PriorityFavorSmall", NULL, 0 }, { "PriorityFlags", NULL, 0 },
-    { "PriorityMaxAge", NULL, 0 }, { "PriorityParameters", NULL, 0 },
+    { "PriorityCalcPeriod", set_limit, C(prio_calc_period_min) },
+    { "PriorityDecayHalfLife", set_limit, C(prio_decay_half_life_min) },
+    { "PriorityFavorSmall", set_bool, C(prio_favor_small) },
+    { "PriorityFlags", set_opt_str, C(prio_flags) },
+    { "PriorityMaxAge", set_limit, C(prio_max_age_min) }, { "PriorityParameters", NULL, 0 },
     { "PrioritySiteFactorParameters", NULL, 0 }, { "PrioritySiteFactorPlugin", NULL, 0 },
-    { "PriorityType", NULL, 0 }, { "PriorityUsageResetPeriod", NULL, 0 },
-    { "PriorityWeightAge", NULL, 0 }, { "PriorityWeightAssoc", NULL, 0 },
-    { "PriorityWeightFairshare", NULL, 0 }, { "PriorityWeightJobSize", NULL, 0 },
-    { "PriorityWeightPartition", NULL, 0 }, { "PriorityWeightQOS", NULL, 0 },
+    { "PriorityType", set_str, C(priority_type) },
+    { "PriorityUsageResetPeriod", set_opt_str, C(prio_usage_reset) },
+    { "PriorityWeightAge", set_int, C(prio_weight_age) },
+    { "PriorityWeightAssoc", set_int, C(prio_weight_assoc) },
+    { "PriorityWeightFairshare", set_int, C(prio_weight_fairshare) },
+    { "PriorityWeightJobSize", set_int, C(prio_weight_job_size) },
+    { "PriorityWeightPartition", set_int, C(prio_weight_partition) },
+    { "PriorityWeightQOS", set_int, C(prio_weight_qos) },
     { "PriorityWeightTRES", NULL, 0 }, { "PrivateData", NULL, 0 },
     { "ProctrackType", NULL, 0 }, { "Prolog", NULL, 0 }, { "PrologEpilogTimeout", NULL, 0 },
     { "PrologFlags", NULL, 0 }, { "PrologSlurmctld", NULL, 0 },
@@ -436,11 +442,13 @@ static const struct key_def part_keys[] = {
     { "MaxTime", set_limit, P(p.max_time_min) }, { "MinNodes", NULL, 0 },
     { "Nodes", set_str, P(nodes_expr) }, { "OverSubscribe", NULL, 0 },
     { "OverTimeLimit", NULL, 0 }, { "PowerDownOnIdle", NULL, 0 }, { "PreemptMode", NULL, 0 },
-    { "Priority", NULL, 0 }, { "PriorityJobFactor", NULL, 0 }, { "PriorityTier", NULL, 0 },
+    { "Priority", NULL, 0 },
+    { "PriorityJobFactor", set_int, P(p.priority_job_factor) }, { "PriorityTier", NULL, 0 },
     { "QOS", NULL, 0 }, { "ReqResv", NULL, 0 }, { "ResumeTimeout", NULL, 0 },
     { "RootOnly", NULL, 0 }, { "SelectTypeParameters", NULL, 0 }, { "Shared", NULL, 0 },
     { "State", set_part_state, P(p) }, { "SuspendTime", NULL, 0 },
-    { "SuspendTimeout", NULL, 0 }, { "TRESBillingWeights", NULL, 0 },
+    { "SuspendTimeout", NULL, 0 },
+    { "TRESBillingWeights", set_opt_str, P(p.tres_billing_weights) },
     { NULL, NULL, 0 }
 };
 
@@ -697,12 +705,14 @@ static void part_tmp_free(struct part_tmp *pt)
 {
     free(pt->p.name);
     free(pt->nodes_expr);
+    free(pt->p.tres_billing_weights);
 }
 
 static void part_tmp_copy(struct part_tmp *dst, const struct part_tmp *src)
 {
     *dst = *src;
     dst->p.name = xstrdup(src->p.name);
+    dst->p.tres_billing_weights = xstrdup(src->p.tres_billing_weights);
     dst->p.nodes = NULL;
     dst->p.nnodes = 0;
     dst->nodes_expr = xstrdup(src->nodes_expr);
@@ -1063,6 +1073,10 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->kill_wait = 30;
     c->slurmd_timeout = 300;
     c->min_job_age = 300;
+    c->priority_type = xstrdup("priority/multifactor");
+    c->prio_max_age_min = 7 * 1440;
+    c->prio_decay_half_life_min = 7 * 1440;
+    c->prio_calc_period_min = 5;
 }
 
 static void parse_init(struct parse *st, struct conf *c, char *err, size_t errlen)
@@ -1078,6 +1092,7 @@ static void parse_init(struct parse *st, struct conf *c, char *err, size_t errle
     st->part_dflt.p.max_time_min = TIME_INFINITE;
     st->part_dflt.p.default_time_min = -1;
     st->part_dflt.p.up = true;
+    st->part_dflt.p.priority_job_factor = 1;
 }
 
 static void parse_done(struct parse *st)
@@ -1138,6 +1153,7 @@ void conf_destroy(struct conf *c)
         &c->path, &c->cluster_name, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params, &c->select_type,
+        &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
@@ -1146,6 +1162,7 @@ void conf_destroy(struct conf *c)
     free(c->nodes);
     for (size_t i = 0; i < c->nparts; i++) {
         free(c->parts[i].name);
+        free(c->parts[i].tres_billing_weights);
         for (size_t j = 0; j < c->parts[i].nnodes; j++)
             free(c->parts[i].nodes[j]);
         free(c->parts[i].nodes);

@@ -38,6 +38,8 @@ struct conf_part {
     int64_t max_time_min;  /* MaxTime; TIME_INFINITE (-1) by default */
     int64_t default_time_min; /* DefaultTime; -1: MaxTime */
     bool up;               /* State=UP (default) vs DOWN/INACTIVE/DRAIN */
+    int priority_job_factor;   /* PriorityJobFactor; default 1 */
+    char *tres_billing_weights; /* TRESBillingWeights; NULL: Herd's default (docs/scheduling.md) */
 };
 
 struct conf {
@@ -62,6 +64,15 @@ struct conf {
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */
     int min_job_age;           /* MinJobAge seconds; default 300 */
     uint64_t def_mem_per_cpu;  /* DefMemPerCPU MB; 0 none */
+    char *priority_type;       /* PriorityType; default "priority/multifactor" */
+    int prio_weight_age, prio_weight_assoc, prio_weight_fairshare;   /* PriorityWeight*; 0 */
+    int prio_weight_job_size, prio_weight_partition, prio_weight_qos;
+    int64_t prio_max_age_min;  /* PriorityMaxAge; default 7-0 */
+    int64_t prio_decay_half_life_min;  /* PriorityDecayHalfLife; default 7-0; 0 no decay */
+    int64_t prio_calc_period_min;      /* PriorityCalcPeriod; default 5 */
+    char *prio_usage_reset;    /* PriorityUsageResetPeriod; NULL: NONE */
+    bool prio_favor_small;     /* PriorityFavorSmall */
+    char *prio_flags;          /* PriorityFlags; NULL when none */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;

@@ -7,6 +7,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 
 static const struct http_route routes[] = {
     { "POST", "/v1/jobs", api_submit, HTTP_ROLE_USER },
@@ -16,6 +17,9 @@ static const struct http_route routes[] = {
     { "GET", "/v1/nodes", api_nodes, HTTP_ROLE_USER },
     { "GET", "/v1/partitions", api_partitions, HTTP_ROLE_USER },
     { "GET", "/v1/ping", api_ping, HTTP_ROLE_USER },
+    { "GET", "/v1/priorities", api_priorities, HTTP_ROLE_USER },
+    { "GET", "/v1/shares", api_shares, HTTP_ROLE_USER },
+    { "GET", "/v1/accounting", api_accounting, HTTP_ROLE_USER },
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },

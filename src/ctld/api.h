@@ -14,6 +14,9 @@ void api_show(struct http_req *r);
 void api_cancel(struct http_req *r);
 void api_ping(struct http_req *r);
 
+/* api_acct.c */
+void api_accounting(struct http_req *r);
+
 /* api_nodes.c */
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);

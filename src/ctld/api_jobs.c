@@ -219,6 +219,7 @@ void api_cancel(struct http_req *r)
             return;
         }
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
+        j->cancelled_by = r->who.uid;
         job_end(c, j, JOB_CANCELLED, 0, 0, 0);
         store_after_commit(c->store, cancel_answer, r);
         return;
@@ -226,6 +227,7 @@ void api_cancel(struct http_req *r)
     if (!sigv) {
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
         j->cancel_sent = true;
+        j->cancelled_by = r->who.uid;
     }
     launch_signal(c, j, sigv ? sig : SIGTERM, !sigv,
                   json_is_true(json_object_get(r->body, "batch")));

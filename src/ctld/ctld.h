@@ -64,6 +64,7 @@ struct job {
     bool requeue;
     bool cancel_sent;
     enum launch_state launch;
+    uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
 };
 
 struct node {

@@ -333,6 +333,11 @@ json_t *job_record(const struct ctld *c, const struct job *j)
                      j->req.held_user, "held_admin", j->req.held_admin);
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
+    /* for accounting (sacct): what the job was, as resolved at submission */
+    json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
+                                          c->conf->parts[j->part].name, "time_limit",
+                                          (json_int_t)j->time_limit, "cancelled_by",
+                                          (int)j->cancelled_by));
     return rec;
 }
 
@@ -384,6 +389,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->exit_signal = (int)json_integer_value(json_object_get(rec, "exit_signal"));
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
+    j->cancelled_by = (uid_t)json_integer_value(json_object_get(rec, "cancelled_by"));
     json_t *usage = json_object_get(rec, "usage");
     j->usage = json_is_object(usage) ? json_incref(usage) : NULL;
     if (j->state != JOB_PENDING)

@@ -1,8 +1,9 @@
 /*
  * sched_glue: between the controller's state and the pure scheduling core.
  * A pass takes a snapshot (nodes, partitions, running allocations, pending
- * jobs in priority order), asks src/sched for decisions, and applies them:
- * reasons for the waiting, allocations and launches for the starting.
+ * jobs in priority order: prio_glue.c), asks src/sched for decisions, and
+ * applies them: reasons (and their plain words) for the waiting, allocations
+ * and launches for the starting.
  * Passes are coalesced: any number of requests in one loop turn make one.
  */
 #include <event2/event.h>
@@ -14,6 +15,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "ctld/store.h"
 
 /* One SchedulerParameters option ("key=value"); unknown ones are Slurm's
@@ -93,7 +95,7 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
     for (size_t i = 0; i < c->nnodes; i++) {
         const struct conf_node *cn = c->nodes[i].conf;
         nodes[i] = (struct sched_node){ cn->name, cn->cpus, cn->mem_mb, cn->gpus, cn->gpu_type,
-                                        node_avail(&c->nodes[i]) };
+                                        node_avail(&c->nodes[i]), cn->weight, cn->features };
     }
     in->nodes = nodes;
     in->nnodes = c->nnodes;
@@ -109,9 +111,14 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
             run[in->nrunning++] = (struct sched_running){
                 j->id, j->allocs, j->nallocs, j->req.exclusive,
                 j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
-        else if (j->state == JOB_PENDING)
-            pend[in->npending++] = j->req;   /* ids ascend: submit order is priority order */
+        else if (j->state == JOB_PENDING) {
+            pend[in->npending] = j->req;
+            /* -C reaches the scheduler from the spec; borrowed for the pass */
+            pend[in->npending++].constraint =
+                json_string_value(json_object_get(j->spec, "constraint"));
+        }
     }
+    prio_sort_pending(c, pend, in->npending);
     in->running = run;
     in->pending = pend;
     in->policy = c->policy;
@@ -135,6 +142,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     j->nallocs = d->nallocs;
     j->state = JOB_RUNNING;
     j->reason = SCHED_NONE;
+    json_object_del(j->spec, "reason_text");
     j->start_time = ctld_now();
     j->launch = LAUNCH_NONE;
     job_save(c, j);
@@ -147,8 +155,9 @@ void sched_pass(struct ctld *c)
 {
     struct sched_input in;
     struct sched_output out = { 0 };
+    int64_t now = ctld_now();
     sched_input_fill(c, &in, true);
-    sched_plan(&in, ctld_now(), &out);
+    sched_plan(&in, now, &out);
     for (size_t i = 0; i < out.n; i++) {
         const struct sched_decision *d = &out.d[i];
         struct job *j = job_find(c, d->job_id);
@@ -159,6 +168,7 @@ void sched_pass(struct ctld *c)
         else {
             j->reason = d->reason;
             j->start_estimate = d->start_estimate;
+            prio_reason_text(c, &in, j, d, now);
         }
     }
     sched_output_free(&out);

@@ -21,12 +21,15 @@ static const char *sql_schema =
     "PRAGMA synchronous=FULL;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
-    "  end_time INTEGER NOT NULL, record TEXT NOT NULL);"
+    "  end_time INTEGER NOT NULL, uid INTEGER NOT NULL, submit_time INTEGER NOT NULL,"
+    "  start_time INTEGER NOT NULL, name TEXT NOT NULL, partition TEXT NOT NULL,"
+    "  record TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
     "CREATE TABLE IF NOT EXISTS job_scripts (id INTEGER PRIMARY KEY, script TEXT NOT NULL,"
     "  env TEXT NOT NULL);";
 static const char *sql_save =
-    "INSERT OR REPLACE INTO jobs (id, state, end_time, record) VALUES (?, ?, ?, ?)";
+    "INSERT OR REPLACE INTO jobs (id, state, end_time, uid, submit_time, start_time, name,"
+    " partition, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char *sql_script =
     "INSERT OR REPLACE INTO job_scripts (id, script, env) VALUES (?, ?, ?)";
 static const char *sql_script_get = "SELECT script, env FROM job_scripts WHERE id = ?";
@@ -163,6 +166,14 @@ void store_close(struct store *s)
     free(s);
 }
 
+/* The columns beside the record are copies of some of its fields, there so
+ * that accounting queries (sacct) filter without reading every record. */
+static const char *rec_str(json_t *rec, const char *key)
+{
+    const char *v = json_string_value(json_object_get(rec, key));
+    return v ? v : "";
+}
+
 void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec)
 {
     txn_touch(s);
@@ -170,7 +181,14 @@ void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, j
     sqlite3_bind_int64(s->save, 1, (sqlite3_int64)id);
     sqlite3_bind_int(s->save, 2, state);
     sqlite3_bind_int64(s->save, 3, end_time);
-    sqlite3_bind_text(s->save, 4, text, -1, free);
+    sqlite3_bind_int64(s->save, 4, json_integer_value(json_object_get(rec, "uid")));
+    sqlite3_bind_int64(s->save, 5, json_integer_value(json_object_get(rec, "submit_time")));
+    /* a job cancelled while pending gets a start time; it never ran */
+    bool ran = json_array_size(json_object_get(rec, "allocs")) > 0;
+    sqlite3_bind_int64(s->save, 6, ran ? json_integer_value(json_object_get(rec, "start_time")) : 0);
+    sqlite3_bind_text(s->save, 7, rec_str(rec, "name"), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s->save, 8, rec_str(rec, "partition"), -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(s->save, 9, text, -1, free);
     step_or_die(s, s->save);
 }
 
@@ -256,4 +274,146 @@ void store_load(struct store *s, struct ctld *c, int64_t since)
     c->next_job_id = next > max ? next : max + 1;
     if (c->next_job_id == 0)
         c->next_job_id = 1;
+}
+
+/* ---- accounting queries ---- */
+
+/* "AND col IN (?, ?, ...)" for a list of n. */
+static void acct_in(sqlite3_str *q, const char *col, size_t n)
+{
+    if (!n)
+        return;
+    sqlite3_str_appendf(q, " AND %s IN (", col);
+    for (size_t i = 0; i < n; i++)
+        sqlite3_str_appendall(q, i ? ", ?" : "?");
+    sqlite3_str_appendall(q, ")");
+}
+
+/* The time window: ?1 = start, ?2 = end. "+submit_time" keeps the planner on
+ * the end_time index, which narrows a recent window far more. */
+static void acct_window(sqlite3_str *q, const struct store_acct_filter *f)
+{
+    if (f->start < 0)
+        return;
+    if (!f->nstates) {
+        sqlite3_str_appendall(q, " AND (end_time = 0 OR end_time >= ?1) AND +submit_time <= ?2");
+        return;
+    }
+    sqlite3_str_appendall(q, " AND (0");
+    for (size_t i = 0; i < f->nstates; i++) {
+        if (f->states[i] == JOB_PENDING)
+            sqlite3_str_appendall(q, " OR (+submit_time <= ?2 AND (start_time = 0 OR start_time"
+                                     " >= ?1) AND (end_time = 0 OR end_time >= ?1))");
+        else if (f->states[i] == JOB_RUNNING)
+            sqlite3_str_appendall(q, " OR (start_time > 0 AND start_time <= ?2 AND (end_time = 0"
+                                     " OR end_time >= ?1))");
+        else
+            sqlite3_str_appendf(q, " OR (state = %d AND end_time >= ?1 AND end_time <= ?2)",
+                                f->states[i]);
+    }
+    sqlite3_str_appendall(q, ")");
+}
+
+/* A window that holds few jobs (today's) is read through the end_time index
+ * and sorted; a wide one is cheaper read in id order. The planner cannot
+ * tell them apart, so the index counts first (it alone, cheaply). */
+#define ACCT_INDEX_MAX 20000
+
+static bool acct_use_index(struct store *s, const struct store_acct_filter *f)
+{
+    if (f->start < 0 || f->nids || f->nstates)
+        return false;
+    sqlite3_stmt *st = prepare(s, "SELECT count(*) FROM (SELECT 1 FROM jobs WHERE end_time = 0"
+                                  " OR end_time >= ? LIMIT ?)");
+    sqlite3_bind_int64(st, 1, f->start);
+    sqlite3_bind_int(st, 2, ACCT_INDEX_MAX + 1);
+    bool few = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int64(st, 0) <= ACCT_INDEX_MAX;
+    sqlite3_finalize(st);
+    return few;
+}
+
+static char *acct_sql(const struct store_acct_filter *f, bool use_index)
+{
+    sqlite3_str *q = sqlite3_str_new(NULL);
+    sqlite3_str_appendf(q, "SELECT id, record FROM jobs%s WHERE 1",
+                        use_index ? " INDEXED BY jobs_end" : "");
+    acct_window(q, f);   /* first: the plain "?" that follow number from 3 */
+    acct_in(q, "id", f->nids);
+    acct_in(q, "uid", f->nuids);
+    acct_in(q, "name", f->nnames);
+    acct_in(q, "partition", f->nparts);
+    if (f->start < 0)
+        acct_in(q, "state", f->nstates);
+    sqlite3_str_appendall(q, " ORDER BY id");
+    return sqlite3_str_finish(q);
+}
+
+/* Binds in the order acct_sql wrote the parameters. */
+static void acct_bind(sqlite3_stmt *st, const struct store_acct_filter *f)
+{
+    int k = 1;
+    if (f->start >= 0) {
+        sqlite3_bind_int64(st, k++, f->start);
+        sqlite3_bind_int64(st, k++, f->end);
+    }
+    for (size_t i = 0; i < f->nids; i++)
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)f->ids[i]);
+    for (size_t i = 0; i < f->nuids; i++)
+        sqlite3_bind_int64(st, k++, f->uids[i]);
+    for (size_t i = 0; i < f->nnames; i++)
+        sqlite3_bind_text(st, k++, f->names[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; i < f->nparts; i++)
+        sqlite3_bind_text(st, k++, f->parts[i], -1, SQLITE_STATIC);
+    for (size_t i = 0; f->start < 0 && i < f->nstates; i++)
+        sqlite3_bind_int(st, k++, f->states[i]);
+}
+
+int store_acct_query(struct store *s, const struct store_acct_filter *f, store_acct_cb cb,
+                     void *arg)
+{
+    char *sql = acct_sql(f, acct_use_index(s, f));
+    sqlite3_stmt *st = NULL;
+    int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+    if (rc != SQLITE_OK) {
+        log_warnx("state database: %s: %s", sql, sqlite3_errmsg(s->db));
+        sqlite3_free(sql);
+        return -1;
+    }
+    sqlite3_free(sql);
+    acct_bind(st, f);
+    while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+        const char *text = (const char *)sqlite3_column_text(st, 1);
+        if (text && cb((uint64_t)sqlite3_column_int64(st, 0), text, arg))
+            break;
+    }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        log_warnx("state database: accounting query: %s", sqlite3_errmsg(s->db));
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
+}
+
+/* ---- fair-share usage: one JSON document (ctld/usage.c) ---- */
+
+static const char *sql_usage_table =
+    "CREATE TABLE IF NOT EXISTS usage (key TEXT PRIMARY KEY, doc TEXT NOT NULL)";
+
+void store_usage_save(struct store *s, json_t *doc)
+{
+    txn_touch(s);
+    exec_or_die(s, sql_usage_table);
+    sqlite3_stmt *st = prepare(s, "INSERT OR REPLACE INTO usage (key, doc) VALUES ('fairshare', ?)");
+    sqlite3_bind_text(st, 1, json_dumps(doc, JSON_COMPACT), -1, free);
+    step_or_die(s, st);
+    sqlite3_finalize(st);
+}
+
+json_t *store_usage_load(struct store *s)
+{
+    exec_or_die(s, sql_usage_table);
+    sqlite3_stmt *st = prepare(s, "SELECT doc FROM usage WHERE key = 'fairshare'");
+    json_t *doc = NULL;
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+        doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);
+    sqlite3_finalize(st);
+    return doc;
 }

@@ -28,6 +28,30 @@ void store_job_script(struct store *s, uint64_t id, const char *script, json_t *
 int store_job_script_get(struct store *s, uint64_t id, char **script, json_t **env);
 void store_set_next_id(struct store *s, uint64_t next);
 
+/* Accounting (sacct): which records a query selects. An empty list (n = 0)
+ * means any. start < 0: no time window; else the jobs submitted by `end`
+ * and not ended before `start`, or, with states, the jobs in one of those
+ * states during [start, end] (ended in it, for a final state). */
+struct store_acct_filter {
+    const uint64_t *ids;
+    size_t nids;
+    const int64_t *uids;
+    size_t nuids;
+    const char *const *names;
+    size_t nnames;
+    const char *const *parts;
+    size_t nparts;
+    const int *states;     /* enum job_state */
+    size_t nstates;
+    int64_t start, end;
+};
+/* Called for each selected record by ascending id; rec is its JSON text,
+ * valid during the call. Nonzero stops the query. */
+typedef int (*store_acct_cb)(uint64_t id, const char *rec, void *arg);
+/* 0, or -1 when the database fails (logged). */
+int store_acct_query(struct store *s, const struct store_acct_filter *f, store_acct_cb cb,
+                     void *arg);
+
 typedef void (*store_cb)(void *arg);
 void store_after_commit(struct store *s, store_cb cb, void *arg);
 
@@ -35,5 +59,10 @@ void store_after_commit(struct store *s, store_cb cb, void *arg);
  * job_insert), and the next job id. A record that cannot be read is logged
  * and skipped. */
 void store_load(struct store *s, struct ctld *c, int64_t since);
+
+/* Fair-share usage, one JSON document (ctld/usage.c); load gives NULL if
+ * none was saved. Saving joins the open transaction. */
+void store_usage_save(struct store *s, json_t *doc);
+json_t *store_usage_load(struct store *s);
 
 #endif

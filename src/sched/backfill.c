@@ -7,6 +7,7 @@
  * then only start what fits around it, HERD trying the shortest first.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xmalloc.h"
 #include "sched/sched_int.h"
@@ -20,8 +21,23 @@ struct bf {
     struct sched_free *cur;        /* what is free now, for ReqNodeNotAvail */
     struct sched_model model;
     bool *reserved;                /* per partition: its first blocked job has a reservation */
+    struct bf_memo *memo;
+    uint64_t gen;                  /* bumped whenever the model changes */
     size_t tested;                 /* jobs tested since the first blocked one */
     bool any_blocked;
+};
+
+/* Failed "start now" tries, by job shape: a job whose shape failed with a
+ * run of d seconds also fails with any run of d or more until the model
+ * changes (a start or a reservation), since a longer run only meets more
+ * reservations. Large queues hold few distinct shapes, so most tries are
+ * answered here without looking at a node. A cache: collisions overwrite. */
+#define BF_MEMO_SIZE 4096
+
+struct bf_memo {
+    const struct sched_job *shape; /* a job of that shape; NULL: empty */
+    uint64_t gen;
+    int64_t min_fail_dur;
 };
 
 struct bf_defer {
@@ -82,6 +98,45 @@ static enum sched_reason bf_static(struct bf *b, const struct sched_job *j)
     return SCHED_NONE;
 }
 
+static bool str_eq(const char *a, const char *b)
+{
+    if (!a || !*a || !b || !*b)
+        return (!a || !*a) && (!b || !*b);
+    return strcmp(a, b) == 0;
+}
+
+static bool same_shape(const struct sched_job *x, const struct sched_job *y)
+{
+    return x->part == y->part && x->min_nodes == y->min_nodes && x->ntasks == y->ntasks &&
+           x->cpus_per_task == y->cpus_per_task && x->ntasks_per_node == y->ntasks_per_node &&
+           x->mem_per_node_mb == y->mem_per_node_mb && x->mem_per_cpu_mb == y->mem_per_cpu_mb &&
+           x->mem_per_gpu_mb == y->mem_per_gpu_mb && x->gpus == y->gpus &&
+           x->gpus_per_node == y->gpus_per_node && x->exclusive == y->exclusive &&
+           str_eq(x->gpu_type, y->gpu_type) && str_eq(x->constraint, y->constraint);
+}
+
+static size_t shape_hash(const struct sched_job *j)
+{
+    uint64_t h = 1469598103934665603ULL;
+    const int64_t v[] = { (int64_t)j->part, j->min_nodes, j->ntasks, j->cpus_per_task,
+                          j->ntasks_per_node, (int64_t)j->mem_per_node_mb,
+                          (int64_t)j->mem_per_cpu_mb, (int64_t)j->mem_per_gpu_mb, j->gpus,
+                          j->gpus_per_node, j->exclusive };
+    for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
+        h = (h ^ (uint64_t)v[i]) * 1099511628211ULL;
+    return (size_t)(h & (BF_MEMO_SIZE - 1));
+}
+
+/* The memo's slot for j, or NULL when j is not memoizable (-w, -x). */
+static struct bf_memo *bf_memo_slot(struct bf *b, const struct sched_job *j)
+{
+    if (j->nreq_nodes || j->nexcl_nodes)
+        return NULL;
+    if (!b->memo)
+        b->memo = xcalloc(BF_MEMO_SIZE, sizeof(*b->memo));
+    return &b->memo[shape_hash(j)];
+}
+
 static bool bf_depth_left(struct bf *b)
 {
     if (!b->any_blocked || b->in->bf_max_job_test == 0)
@@ -95,6 +150,8 @@ static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_dec
 {
     int64_t t = b->model.plan(b->model.m, j, job_dur(b->in, j), true, d);
 
+    if (t >= 0)
+        b->gen++;
     d->start_estimate = t;
     if (t == b->now) {
         d->reason = SCHED_NONE;
@@ -114,8 +171,22 @@ static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_dec
 static void bf_try_now(struct bf *b, const struct sched_job *j, int64_t dur,
                        struct sched_decision *d)
 {
-    int64_t t = b->model.plan(b->model.m, j, dur, false, d);
+    struct bf_memo *m = bf_memo_slot(b, j);
+    int64_t t;
 
+    if (m && m->shape && m->gen == b->gen && dur >= m->min_fail_dur && same_shape(m->shape, j)) {
+        d->start_estimate = -1;
+        d->reason = SCHED_PRIORITY;
+        return;
+    }
+    t = b->model.plan(b->model.m, j, dur, false, d);
+    if (t == b->now) {
+        b->gen++;
+    } else if (m) {
+        bool same = m->shape && m->gen == b->gen && same_shape(m->shape, j);
+        if (!same || dur < m->min_fail_dur)
+            *m = (struct bf_memo){ j, b->gen, dur };
+    }
     d->start_estimate = t;
     d->reason = t == b->now ? SCHED_NONE : SCHED_PRIORITY;
 }
@@ -188,5 +259,6 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.empty);
     xfree(b.cur);
     xfree(b.reserved);
+    xfree(b.memo);
     xfree(df);
 }

@@ -1,8 +1,9 @@
 /*
  * place: choosing a job's nodes. Candidates are the partition's available
  * nodes minus -x; -w nodes are chosen first, then each run of equal slots
- * takes the tightest nodes that fit it (fewest free GPUs, then fewest free
- * CPUs, then lowest index), which keeps whole nodes free for big jobs.
+ * takes the tightest nodes that fit it (lowest Weight, then fewest free
+ * GPUs, then fewest free CPUs, then lowest index), which keeps whole nodes
+ * free for big jobs. -C keeps only the nodes whose features satisfy it.
  */
 #include <stdlib.h>
 
@@ -45,6 +46,9 @@ static size_t mark_candidates(struct sched_ctx *c, const struct sched_free *f,
     for (size_t i = 0; i < p->nnodes; i++) {
         size_t n = p->nodes[i];
         if (n >= c->in->nnodes || c->cand[n] == c->gen || (f && !f[n].avail))
+            continue;
+        if (j->constraint && *j->constraint &&
+            !sched_features_match(c->in->nodes[n].features, j->constraint))
             continue;
         c->cand[n] = c->gen;
         count++;
@@ -121,6 +125,8 @@ static bool place_req(struct sched_ctx *c, const struct sched_free *f,
 static void cand_key(const struct sched_free *f, const struct sched_node *n,
                      const struct sched_slot *s, size_t node, struct sched_cand *k)
 {
+    /* Lower Weight first, as in Slurm; 0 (unset) and 1 (the default) rank alike. */
+    k->w = n->weight > 1 ? n->weight : 1;
     /* A job without GPUs goes to the nodes with fewest GPUs first. */
     k->k1 = s->gpus > 0 ? (uint64_t)__builtin_popcountll(f->gpus) : (uint64_t)n->gpus;
     k->k2 = f->cpus;
@@ -131,6 +137,8 @@ static int cand_cmp(const void *a, const void *b)
 {
     const struct sched_cand *x = a, *y = b;
 
+    if (x->w != y->w)
+        return x->w < y->w ? -1 : 1;
     if (x->k1 != y->k1)
         return x->k1 < y->k1 ? -1 : 1;
     if (x->k2 != y->k2)

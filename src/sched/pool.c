@@ -38,7 +38,7 @@ static bool pool_job_ok(const struct sched_job *j, int cpus)
     struct sched_shape sh;
 
     if (j->gpus || j->gpus_per_node || j->mem_per_node_mb || j->mem_per_cpu_mb ||
-        j->mem_per_gpu_mb || j->nreq_nodes || j->nexcl_nodes)
+        j->mem_per_gpu_mb || j->nreq_nodes || j->nexcl_nodes || (j->constraint && *j->constraint))
         return false;
     /* One task of one CPU per node on nodes of one CPU: the trace's case. */
     if (cpus == 1 && j->cpus_per_task <= 1 && j->ntasks_per_node <= 1 &&
@@ -103,7 +103,8 @@ static bool pool_eligible(const struct sched_input *in, bool *busy)
         return false;
     cpus = in->nodes[0].cpus;
     for (size_t i = 0; i < in->nnodes; i++)
-        if (in->nodes[i].cpus != cpus || in->nodes[i].gpus != 0 || !in->nodes[i].avail)
+        if (in->nodes[i].cpus != cpus || in->nodes[i].gpus != 0 || !in->nodes[i].avail ||
+            in->nodes[i].weight > 1)   /* weights rank nodes: the count model cannot */
             return false;
     for (size_t i = 0; i < in->npending; i++)
         if (!pool_job_ok(&in->pending[i], cpus))

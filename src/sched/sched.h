@@ -40,6 +40,8 @@ struct sched_node {
     int gpus;                      /* GPU indices 0..gpus-1 */
     const char *gpu_type;          /* NULL or "" when untyped */
     bool avail;                    /* up and not drained: may take new jobs */
+    int weight;                    /* Weight: lower is chosen first (0 and 1 the same rank) */
+    const char *features;          /* Features: "a,b"; NULL none */
 };
 
 struct sched_part {
@@ -89,6 +91,7 @@ struct sched_job {
     int64_t time_est_s;            /* run time to plan with, in seconds; <= 0: the time limit */
     int64_t predict_s;             /* predicted run time: HERD's backfill order (shortest
                                       first); <= 0: the planned one */
+    const char *constraint;        /* -C: "a&b" (or "a,b") all of them, "a|b" either; NULL none */
 };
 
 /* How a pass orders and starts jobs. FIFO is the main scheduler alone:
@@ -160,5 +163,97 @@ struct sched_predict *sched_predict_new(void);
 void sched_predict_free(struct sched_predict *p);
 int64_t sched_predict_run(const struct sched_predict *p, uint64_t user, int64_t estimate_s);
 void sched_predict_done(struct sched_predict *p, uint64_t user, int64_t run_s);
+
+/* Does a node with these Features (comma-separated) satisfy a -C
+ * constraint? '&' and ',' are AND, '|' is OR (AND binds tighter); NULL or
+ * "" constraint: yes. */
+bool sched_features_match(const char *features, const char *constraint);
+
+/* ---- Multifactor priority (Slurm's priority/multifactor) ----
+ * priority = Wage*age + Wassoc*assoc + Wfs*fairshare + Wsize*job_size
+ *          + Wpart*partition + Wqos*qos - (nice), at least 1,
+ * each factor in [0, 1]. Pure: every input is passed in. */
+struct sched_prio_weights {
+    uint32_t age, assoc, fairshare, job_size, partition, qos;
+    int64_t max_age_s;             /* PriorityMaxAge: the age factor is 1.0 from here */
+    bool favor_small;              /* PriorityFavorSmall */
+    int64_t cluster_nodes;         /* for the job size factor */
+    int64_t cluster_cpus;
+};
+
+struct sched_prio_job {
+    int64_t age_s;                 /* how long it has been eligible */
+    double fairshare;              /* the association's Fair Tree factor, [0, 1] */
+    double assoc;                  /* [0, 1] */
+    double partition;              /* PriorityJobFactor / the largest of any partition */
+    double qos;                    /* QOS priority / the largest of any QOS */
+    int64_t nodes, cpus;           /* requested */
+    int64_t nice;                  /* --nice, -2147483645..2147483645 */
+};
+
+struct sched_prio_factors {
+    double age, assoc, fairshare, job_size, partition, qos;     /* normalized, [0, 1] */
+    double w_age, w_assoc, w_fairshare, w_job_size, w_partition, w_qos;   /* weighted */
+    int64_t nice;
+    uint32_t priority;
+};
+
+void sched_prio_job(const struct sched_prio_weights *w, const struct sched_prio_job *j,
+                    struct sched_prio_factors *out);
+/* The age factor alone: min(age / max_age, 1); 0 when max_age <= 0. */
+double sched_prio_age(int64_t age_s, int64_t max_age_s);
+
+/* ---- Fair share: Slurm's Fair Tree ----
+ * An association tree (accounts, with users as leaves). Entry 0 is the root;
+ * every other entry's parent comes before it. Each level's siblings are
+ * ranked by Level Fairshare LF = S / U (S: shares over the siblings' shares,
+ * U: usage over the siblings' usage; no usage: infinite), depth first;
+ * accounts with equal LF are ranked together, users with equal LF get equal
+ * rank. A user's factor is rank / users, the best-ranked getting 1.0. */
+#define SCHED_ASSOC_NONE SIZE_MAX
+
+struct sched_assoc {
+    size_t parent;                 /* SCHED_ASSOC_NONE for the root */
+    bool user;
+    uint32_t shares;               /* FairShare= (raw shares) */
+    double usage;                  /* users: their decayed usage (billing-seconds) */
+    const char *name;              /* ties broken by name, for determinism */
+    /* filled by sched_fairtree(): */
+    double usage_tree;             /* accounts: the sum below them; users: usage */
+    double norm_shares;            /* shares / siblings' shares */
+    double eff_usage;              /* usage_tree / parent's usage_tree */
+    double level_fs;               /* LF; HUGE_VAL with no usage */
+    double fs_factor;              /* users: the fair share factor; accounts: 0 */
+};
+
+void sched_fairtree(struct sched_assoc *a, size_t n);
+
+/* ---- Usage: what a running job costs per second, and decay ---- */
+struct sched_billing {
+    double cpu;                    /* per CPU */
+    double mem_mb;                 /* per MB of memory */
+    double gpu;                    /* per GPU (GRES/gpu) */
+    double node;                   /* per node */
+};
+
+/* TRESBillingWeights ("CPU=1.0,Mem=0.25G,GRES/gpu=2.0"): 0 or -1 with err.
+ * Unknown TRES are accepted and cost nothing. */
+int sched_billing_parse(const char *s, struct sched_billing *out, char *err, size_t errlen);
+double sched_billing_rate(const struct sched_billing *b, int64_t cpus, uint64_t mem_mb,
+                          int64_t gpus, int64_t nodes);
+/* usage * 2^(-dt / half_life); unchanged when half_life <= 0. */
+double sched_usage_decay(double usage, int64_t dt_s, int64_t half_life_s);
+
+/* ---- Plain words for a pending reason ----
+ * Why j waits, from the input's current state: for Resources, what it needs
+ * on each node and the most of the scarcest resource that any of its
+ * partition's nodes has free ("needs 4 GPUs on one node of partition gpu;
+ * the most free on any node is 2"). Writes a NUL-terminated text into buf. */
+void sched_explain(const struct sched_input *in, const struct sched_job *j, enum sched_reason r,
+                   char *buf, size_t len);
+/* The running job whose end a planned start waits for: the one ending last
+ * at or before `start` on a node of the job's partition; 0 if none. */
+uint64_t sched_explain_waits_for(const struct sched_input *in, const struct sched_job *j,
+                                 int64_t start);
 
 #endif

@@ -73,6 +73,7 @@ struct sched_pick {
 };
 
 struct sched_cand {
+    int w;                         /* node Weight: lower first */
     uint64_t k1;                   /* best-fit keys: smaller is tighter */
     int64_t k2;
     size_t node;

@@ -5,6 +5,7 @@ directory may be left."""
 
 import os
 import shutil
+import signal
 import subprocess
 import time
 
@@ -14,8 +15,18 @@ import helpers
 from helpers import FINAL_STATES, cluster_fixture, open_dir, wait_for
 
 SESSION_UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8",
-              "--mem-per-node", "8000", "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
+              "--mem-per-node", "8000", "--set", "SlurmdTimeout=6", "--set", "KillWait=2",
+              # the late time limit test must still see its job however slow the suite
+              "--set", "MinJobAge=1800"]
 USERS = ("herdtest1", "herdtest2")
+
+
+def pytest_configure(config):
+    """`timeout N pytest ...` sends SIGTERM: turn it into an interrupt so that
+    the fixtures' teardown still runs `herd down` and no cluster is left."""
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt(f"signal {signum}")
+    signal.signal(signal.SIGTERM, interrupt)
 
 
 @pytest.fixture(scope="session", autouse=True)

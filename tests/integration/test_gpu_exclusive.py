@@ -37,7 +37,9 @@ def test_six_whole_node_gpu_jobs(cluster, workdir):
 
     wait_for(all_done, 90, "the six GPU jobs to end", interval=0.2)
     states = {j: c.state(j) for j in jobs}
-    assert set(states.values()) == {"COMPLETED"}, states
+    bad = {j: (s, read(os.path.join(workdir, f"slurm-{j}.out")), c.job_debug(j))
+           for j, s in states.items() if s != "COMPLETED"}
+    assert not bad, f"jobs that did not complete: {bad}"
     assert max_running <= 2, f"{max_running} whole-node GPU jobs RUNNING at once on 2 nodes"
     assert reasons, "no waiting job was ever seen PENDING"
     assert reasons <= {"(Resources)", "(Priority)"}, f"pending reasons shown: {reasons}"

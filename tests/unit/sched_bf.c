@@ -33,7 +33,7 @@ static void cl_init(struct cl *c, size_t nnodes, int cpus, int gpus, enum sched_
     memset(c, 0, sizeof(*c));
     c->nnodes = nnodes;
     for (size_t i = 0; i < nnodes; i++) {
-        c->nodes[i] = (struct sched_node){ "n", cpus, 0, gpus, NULL, true };
+        c->nodes[i] = (struct sched_node){ "n", cpus, 0, gpus, NULL, true, 1, NULL };
         c->part_nodes[i] = i;
     }
     c->part = (struct sched_part){ "p", c->part_nodes, nnodes, -1, true };

@@ -1,0 +1,102 @@
+/*
+ * sacct's parts below its main: Slurm's time specifications (-S/-E), the
+ * field table (-o names, widths, values from the controller's job records),
+ * the rows (a job, then its batch and extern steps) and their printing as a
+ * table, parsable lines (-p/-P) or Slurm's --json.
+ */
+#ifndef HERD_SACCT_H
+#define HERD_SACCT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <time.h>
+
+#define SACCT_FORMAT "JobID,JobName,Partition,Account,AllocCPUS,State,ExitCode"
+#define SACCT_FORMAT_BRIEF "JobID,State,ExitCode"
+#define SACCT_FORMAT_LONG                                                              \
+    "JobID,JobIDRaw,JobName,Partition,MaxRSS,AllocCPUS,Elapsed,TotalCPU,State,"       \
+    "ExitCode,DerivedExitCode,Submit,Start,End,NNodes,NodeList,ReqMem,AllocTRES,User"
+
+/* Slurm's parse_time(s, past=1): "YYYY-MM-DD[THH:MM[:SS]]", "MMDD[YY]",
+ * "MM/DD[/YY]", "HH:MM[:SS] [AM|PM]", "now[{+|-}N[seconds|minutes|hours|days|
+ * weeks]]", "today", "tomorrow", "midnight", "noon", "elevenses", "fika",
+ * "teatime", "uts<epoch>", and their combinations. 0 or -1 (invalid). */
+int sacct_parse_time(const char *s, time_t now, time_t *out);
+
+enum sacct_row_kind { SACCT_JOB, SACCT_BATCH, SACCT_EXTERN };
+
+/* One printed line: a job or one of its steps. */
+struct sacct_row {
+    const json_t *rec;     /* the job's record, as the controller stores it */
+    uint64_t id;
+    enum sacct_row_kind kind;
+};
+
+struct sacct_ctx {
+    int64_t now;
+    char units;            /* --units: 'K', 'M', ...; 0 = Slurm's exact conversion */
+    bool noconvert;
+    const char *cluster;   /* ClusterName */
+};
+
+enum {
+    SACCT_NOPLUS = 1 << 0, /* cut without Slurm's '+' marker (dates) */
+    SACCT_NOCUT = 1 << 1,  /* never cut (numbers, elapsed times) */
+};
+
+struct sacct_field {
+    const char *name;      /* as the header prints it */
+    int width;             /* Slurm's default; negative = left-justified */
+    unsigned flags;
+    /* The value for the row, caller frees; NULL when it has none. */
+    char *(*value)(const struct sacct_row *r, const struct sacct_ctx *x);
+};
+
+extern const struct sacct_field sacct_fields[];   /* ends with a NULL name */
+
+/* The field whose name starts with s (any case), first in table order, as
+ * Slurm matches -o names; NULL when none. */
+const struct sacct_field *sacct_field_find(const char *s);
+
+struct sacct_col {
+    const struct sacct_field *f;
+    int width;
+};
+
+struct sacct_out {
+    struct sacct_col *cols;
+    size_t ncols;
+    bool noheader;
+    int parsable;          /* 0, 1 (-p: trailing delimiter), 2 (-P: none) */
+    const char *delim;     /* "|" unless --delimiter */
+    bool allocations;      /* -X: no step rows */
+};
+
+/* Step selection of -j 123.batch: which rows of a job are wanted. */
+struct sacct_want {
+    uint64_t id;
+    const char *step;      /* NULL: the job and all its steps */
+};
+
+void sacct_print_header(FILE *out, const struct sacct_out *o);
+/* The rows of one job record (the job, then its steps as -X and want say). */
+void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                     const json_t *job, const struct sacct_want *want, size_t nwant);
+
+/* --json: Slurm's data_parser shape {"jobs": [...]} for the answer's jobs. */
+void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x);
+
+/* Helpers shared by the field and JSON code (sacct_fields.c). */
+const json_t *sacct_spec(const struct sacct_row *r);
+int sacct_alloc_cpus(const json_t *rec);
+int sacct_alloc_nodes(const json_t *rec);
+int sacct_gpus(const json_t *rec);
+uint64_t sacct_alloc_mem(const json_t *rec);
+int64_t sacct_elapsed(const json_t *rec, int64_t now);
+char *sacct_nodelist(const json_t *rec, bool first_only);
+/* Slurm's convert_num_unit: num in unit orig (0 none, 1 K, 2 M...). */
+void sacct_units(double num, int orig, const struct sacct_ctx *x, char *buf, size_t n);
+
+#endif

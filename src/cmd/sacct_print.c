@@ -1,0 +1,112 @@
+/*
+ * sacct_print: the header, the rows of a job (the job, then its batch and
+ * extern steps once it has started) and each value as Slurm's print_fields
+ * writes it: padded to the field's width (right-justified unless the width
+ * is negative), cut with a '+' marking the cut, a lone space for no value;
+ * or, parsable, the bare values each followed by the delimiter (-p) or
+ * joined by it (-P).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmdutil.h"
+#include "cmd/sacct.h"
+
+static void put_sep(FILE *out, const struct sacct_out *o, size_t i)
+{
+    if (o->parsable == 1 || (o->parsable == 2 && i + 1 < o->ncols))
+        fputs(o->delim, out);
+}
+
+void sacct_print_header(FILE *out, const struct sacct_out *o)
+{
+    if (o->noheader)
+        return;
+    for (size_t i = 0; i < o->ncols; i++) {
+        const struct sacct_col *c = &o->cols[i];
+        int w = abs(c->width);
+        if (o->parsable) {
+            fputs(c->f->name, out);
+            put_sep(out, o, i);
+        } else {
+            fprintf(out, "%*.*s ", c->width, w, c->f->name);
+        }
+    }
+    fputc('\n', out);
+    if (o->parsable)
+        return;
+    for (size_t i = 0; i < o->ncols; i++) {
+        for (int k = 0; k < abs(o->cols[i].width); k++)
+            fputc('-', out);
+        fputc(' ', out);
+    }
+    fputc('\n', out);
+}
+
+static void put_value(FILE *out, const struct sacct_col *c, char *v)
+{
+    int w = abs(c->width);
+    if (!v) {
+        fprintf(out, "%*s ", c->width, " ");
+        return;
+    }
+    if (!(c->f->flags & (SACCT_NOCUT | SACCT_NOPLUS)) && (int)strlen(v) > w && w > 0) {
+        v[w - 1] = '+';
+        v[w] = '\0';
+    }
+    if (c->f->flags & SACCT_NOCUT)
+        fprintf(out, "%*s ", c->width, v);
+    else
+        fprintf(out, "%*.*s ", c->width, w, v);
+}
+
+static void print_row(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                      const struct sacct_row *r)
+{
+    for (size_t i = 0; i < o->ncols; i++) {
+        char *v = o->cols[i].f->value(r, x);
+        if (o->parsable) {
+            fputs(v ? v : "", out);
+            put_sep(out, o, i);
+        } else {
+            put_value(out, &o->cols[i], v);
+        }
+        free(v);
+    }
+    fputc('\n', out);
+}
+
+/* Whether -j asked for this row: a bare id wants the job and its steps,
+ * "ID.batch" that step alone. No -j wants everything. */
+static bool wanted(const struct sacct_want *want, size_t nwant, uint64_t id,
+                   enum sacct_row_kind kind)
+{
+    static const char *names[] = { [SACCT_JOB] = NULL, [SACCT_BATCH] = "batch",
+                                   [SACCT_EXTERN] = "extern" };
+    if (!nwant)
+        return true;
+    for (size_t i = 0; i < nwant; i++) {
+        if (want[i].id != id)
+            continue;
+        if (!want[i].step || (names[kind] && !strcmp(want[i].step, names[kind])))
+            return true;
+    }
+    return false;
+}
+
+void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                     const json_t *job, const struct sacct_want *want, size_t nwant)
+{
+    struct sacct_row r = { json_object_get(job, "record"), (uint64_t)jget_int(job, "job_id", 0),
+                           SACCT_JOB };
+    if (!json_is_object(r.rec))
+        return;
+    if (wanted(want, nwant, r.id, SACCT_JOB))
+        print_row(out, o, x, &r);
+    bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;
+    if (o->allocations || !started)
+        return;
+    for (r.kind = SACCT_BATCH; r.kind <= SACCT_EXTERN; r.kind++)
+        if (wanted(want, nwant, r.id, r.kind))
+            print_row(out, o, x, &r);
+}

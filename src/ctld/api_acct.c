@@ -1,0 +1,215 @@
+/*
+ * api_acct: GET /v1/accounting, the job records sacct reads, straight from
+ * the store (every job ever submitted, finished or not). The store selects
+ * by its indexed columns; this file only turns the query string into a
+ * filter, applies the node filter, which needs the record, and streams the
+ * answer record by record so that a query over everything never becomes one
+ * tree in memory.
+ */
+#include <event2/buffer.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/hostlist.h"
+#include "common/http.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/api.h"
+#include "ctld/ctld.h"
+#include "ctld/store.h"
+
+#define ACCT_MAX_LIST 10000    /* items in one filter list (SQLite binds each) */
+
+/* A comma list of the query string, split in place. */
+struct acct_list {
+    char *buf;
+    char **items;
+    size_t n;
+};
+
+struct acct_query {
+    struct acct_list ids, users, names, parts, states;
+    uint64_t *idv;
+    int64_t *uidv;
+    int *statev;
+    struct hostlist *nodes;
+    struct store_acct_filter f;
+};
+
+static void list_split(struct acct_list *l, char *buf)
+{
+    l->buf = buf;
+    for (char *save = NULL, *tok = buf ? strtok_r(buf, ",", &save) : NULL; tok;
+         tok = strtok_r(NULL, ",", &save)) {
+        l->items = xrealloc(l->items, (l->n + 1) * sizeof *l->items);
+        l->items[l->n++] = tok;
+    }
+}
+
+static void list_free(struct acct_list *l)
+{
+    free(l->buf);
+    free(l->items);
+}
+
+static void query_free(struct acct_query *q)
+{
+    list_free(&q->ids);
+    list_free(&q->users);
+    list_free(&q->names);
+    list_free(&q->parts);
+    list_free(&q->states);
+    free(q->idv);
+    free(q->uidv);
+    free(q->statev);
+    hostlist_destroy(q->nodes);
+}
+
+static int parse_int(const char *s, int64_t *v)
+{
+    char *end;
+    long long x = strtoll(s, &end, 10);
+    if (!*s || *end)
+        return -1;
+    *v = x;
+    return 0;
+}
+
+/* Numbers of a list; -1 with err naming the bad item. */
+static int list_ints(const struct acct_list *l, const char *what, int64_t *out, char *err,
+                     size_t errlen)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        if (parse_int(l->items[i], &out[i]) < 0 || out[i] < 0) {
+            snprintf(err, errlen, "Invalid %s: %s", what, l->items[i]);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static int query_numbers(struct acct_query *q, char *err, size_t errlen)
+{
+    q->idv = xcalloc(q->ids.n + 1, sizeof *q->idv);
+    q->uidv = xcalloc(q->users.n + 1, sizeof *q->uidv);
+    q->statev = xcalloc(q->states.n + 1, sizeof *q->statev);
+    int64_t *tmp = xcalloc(q->ids.n + 1, sizeof *tmp);
+    int rc = list_ints(&q->ids, "job id", tmp, err, errlen);
+    for (size_t i = 0; i < q->ids.n; i++)
+        q->idv[i] = (uint64_t)tmp[i];
+    free(tmp);
+    if (rc == 0)
+        rc = list_ints(&q->users, "user id", q->uidv, err, errlen);
+    /* a Slurm state herd never enters (SUSPENDED...) matches no job */
+    for (size_t i = 0; i < q->states.n; i++)
+        q->statev[i] = job_state_parse(q->states.items[i]);
+    return rc;
+}
+
+/* The filter of the request's query string; -1 with err on a bad value. */
+static int query_parse(struct http_req *r, struct acct_query *q, char *err, size_t errlen)
+{
+    list_split(&q->ids, http_query_get(r, "ids"));
+    list_split(&q->users, http_query_get(r, "users"));
+    list_split(&q->names, http_query_get(r, "names"));
+    list_split(&q->parts, http_query_get(r, "partitions"));
+    list_split(&q->states, http_query_get(r, "states"));
+    size_t most = q->ids.n + q->users.n + q->names.n + q->parts.n + q->states.n;
+    if (most > ACCT_MAX_LIST) {
+        snprintf(err, errlen, "Too many filter values (at most %d)", ACCT_MAX_LIST);
+        return -1;
+    }
+    if (query_numbers(q, err, errlen) < 0)
+        return -1;
+    char *start = http_query_get(r, "start"), *end = http_query_get(r, "end");
+    char *nodes = http_query_get(r, "nodes");
+    int rc = 0;
+    q->f.start = -1;
+    q->f.end = ctld_now();
+    if ((start && parse_int(start, &q->f.start) < 0) || (end && parse_int(end, &q->f.end) < 0)) {
+        snprintf(err, errlen, "Invalid time: %s", start ? start : end);
+        rc = -1;
+    } else if (nodes && !(q->nodes = hostlist_create(nodes))) {
+        snprintf(err, errlen, "Invalid node list: %s", nodes);
+        rc = -1;
+    }
+    free(start);
+    free(end);
+    free(nodes);
+    q->f.ids = q->idv;
+    q->f.nids = q->ids.n;
+    q->f.uids = q->uidv;
+    q->f.nuids = q->users.n;
+    q->f.names = (const char *const *)q->names.items;
+    q->f.nnames = q->names.n;
+    q->f.parts = (const char *const *)q->parts.items;
+    q->f.nparts = q->parts.n;
+    q->f.states = q->statev;
+    q->f.nstates = q->states.n;
+    return rc;
+}
+
+/* Whether the job ran on one of the wanted nodes. */
+static bool ran_on(const struct hostlist *want, const char *rec)
+{
+    json_t *o = json_loads(rec, 0, NULL);
+    json_t *a;
+    size_t i;
+    bool hit = false;
+    json_array_foreach(json_object_get(o, "allocs"), i, a) {
+        const char *node = json_string_value(json_object_get(a, "node"));
+        if (node && hostlist_find(want, node) >= 0) {
+            hit = true;
+            break;
+        }
+    }
+    json_decref(o);
+    return hit;
+}
+
+struct acct_out {
+    struct evbuffer *buf;
+    const struct hostlist *nodes;
+    bool first;
+};
+
+/* The record is the store's JSON text, copied as it is. */
+static int acct_row(uint64_t id, const char *rec, void *arg)
+{
+    struct acct_out *o = arg;
+    if (o->nodes && !ran_on(o->nodes, rec))
+        return 0;
+    evbuffer_add_printf(o->buf, "%s{\"job_id\":%llu,\"record\":", o->first ? "" : ",",
+                        (unsigned long long)id);
+    evbuffer_add(o->buf, rec, strlen(rec));
+    evbuffer_add(o->buf, "}", 1);
+    o->first = false;
+    return 0;
+}
+
+/* GET /v1/accounting[?ids=&users=&names=&partitions=&states=&start=&end=&nodes=]:
+ * {"now": T, "jobs": [{"job_id": N, "record": {...}}, ...]} by ascending id. */
+void api_accounting(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct acct_query q = {0};
+    char err[256];
+    if (query_parse(r, &q, err, sizeof err) < 0) {
+        query_free(&q);
+        http_reply_error(r, 400, 0, "%s", err);
+        return;
+    }
+    struct acct_out o = { evbuffer_new(), q.nodes, true };
+    evbuffer_add_printf(o.buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
+    int rc = store_acct_query(c->store, &q.f, acct_row, &o);
+    query_free(&q);
+    if (rc < 0) {
+        evbuffer_free(o.buf);
+        http_reply_error(r, 500, 0, "Accounting query failed");
+        return;
+    }
+    evbuffer_add(o.buf, "]}\n", 3);
+    http_reply_buffer(r, 200, o.buf);
+    evbuffer_free(o.buf);
+}

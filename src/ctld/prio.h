@@ -1,0 +1,93 @@
+/*
+ * prio: the controller's side of multifactor priority and fair share. The
+ * associations (accounts and their users, with FairShare= shares) come from
+ * herd-assoc.conf beside slurm.conf until real accounts arrive; decayed
+ * usage is kept in the store; each pass orders pending jobs by the priority
+ * src/sched computes from the factors built here. See docs/scheduling.md.
+ *
+ * The state is created on first use (the first pass), so start-up needs no
+ * call; it lives as long as the process, one controller per process.
+ */
+#ifndef HERD_CTLD_PRIO_H
+#define HERD_CTLD_PRIO_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+
+struct ctld;
+struct event;
+struct http_req;
+struct job;
+
+struct assoc {
+    char *account;         /* the account, or the user's account */
+    char *user;            /* NULL: an account */
+    size_t parent;         /* index; SCHED_ASSOC_NONE for root */
+    uint32_t shares;
+    double usage;          /* users: decayed billing-seconds */
+};
+
+struct assocs {
+    struct assoc *a;       /* a[0] is "root"; parents come before children */
+    size_t n, cap;
+    json_t *index;         /* "account" or "account:user" -> index */
+    json_t *defaults;      /* user -> default account */
+    json_t *qos;           /* QOS name -> priority */
+    uint32_t max_qos;
+    struct sched_assoc *tree;   /* the last Fair Tree, parallel to a */
+    bool dirty;            /* the tree needs computing again */
+};
+
+/* assoc.c */
+/* Reads the associations file; a missing file is no error (root alone). */
+int assocs_load(struct assocs *as, const char *path, char *err, size_t errlen);
+void assocs_free(struct assocs *as);
+/* The user's association under account (or the user's default account, or
+ * root), created with FairShare=1 if the file did not list it. */
+size_t assocs_user(struct assocs *as, const char *user, const char *account);
+const char *assocs_default_account(const struct assocs *as, const char *user);
+/* The Fair Tree of the current usage, computed again only when stale. */
+const struct sched_assoc *assocs_tree(struct assocs *as);
+double assocs_qos_factor(const struct assocs *as, const char *qos);
+
+struct prio {
+    bool multifactor;      /* PriorityType=priority/multifactor */
+    struct sched_prio_weights w;
+    double max_part_factor;
+    struct assocs as;
+    struct sched_billing *bill;  /* per partition */
+    int64_t last;          /* usage is as of this time */
+    int64_t half_life_s;
+    struct event *tick;
+};
+
+/* prio_glue.c */
+struct prio *prio_get(const struct ctld *c);
+/* The job's factors and priority now. */
+void prio_job(const struct ctld *c, const struct job *j, int64_t now,
+              struct sched_prio_factors *out);
+/* The job's account (as given, else the user's default, else root). */
+const char *prio_job_account(const struct ctld *c, const struct job *j);
+const char *prio_job_qos(const struct job *j);
+int64_t prio_job_nice(const struct job *j);
+/* Orders pending jobs by priority, highest first, ties by id. */
+void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n);
+/* Sets the job's "reason_text" from a decision of the pass on `in`. */
+void prio_reason_text(const struct ctld *c, const struct sched_input *in, struct job *j,
+                      const struct sched_decision *d, int64_t now);
+
+/* usage.c */
+void usage_init(const struct ctld *c, struct prio *p);   /* billing weights, stored usage */
+/* Decays usage to now and charges what ran since the last update. */
+void usage_update(const struct ctld *c, struct prio *p, int64_t now);
+void usage_save(const struct ctld *c, struct prio *p);
+double usage_job_rate(const struct ctld *c, const struct prio *p, const struct job *j);
+
+/* api_prio.c: GET /v1/priorities (sprio), GET /v1/shares (sshare) */
+void api_priorities(struct http_req *r);
+void api_shares(struct http_req *r);
+
+#endif

@@ -1,0 +1,205 @@
+/*
+ * prio_glue: the priority inputs from the controller's state. Each pass
+ * brings usage up to date, ranks associations (Fair Tree), computes every
+ * pending job's multifactor priority with src/sched and orders the pending
+ * jobs by it; a timer saves usage every PriorityCalcPeriod.
+ */
+#include <event2/event.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/prio.h"
+
+/* One controller per process; struct ctld has no slot for this yet. */
+static struct prio *the_prio;
+
+static void prio_tick(evutil_socket_t fd, short what, void *arg)
+{
+    const struct ctld *c = arg;
+    (void)fd;
+    (void)what;
+    usage_update(c, the_prio, ctld_now());
+    usage_save(c, the_prio);
+}
+
+static char *assoc_path(const struct conf *conf)
+{
+    const char *env = getenv("HERD_ASSOC_CONF");
+    if (env && *env)
+        return xstrdup(env);
+    char *copy = xstrdup(conf->path);
+    char *path = xasprintf("%s/herd-assoc.conf", dirname(copy));
+    free(copy);
+    return path;
+}
+
+static void prio_weights(const struct ctld *c, struct prio *p)
+{
+    const struct conf *cf = c->conf;
+    p->w = (struct sched_prio_weights){
+        .age = (uint32_t)cf->prio_weight_age, .assoc = (uint32_t)cf->prio_weight_assoc,
+        .fairshare = (uint32_t)cf->prio_weight_fairshare,
+        .job_size = (uint32_t)cf->prio_weight_job_size,
+        .partition = (uint32_t)cf->prio_weight_partition, .qos = (uint32_t)cf->prio_weight_qos,
+        .max_age_s = cf->prio_max_age_min > 0 ? cf->prio_max_age_min * 60 : 0,
+        .favor_small = cf->prio_favor_small, .cluster_nodes = (int64_t)c->nnodes };
+    for (size_t i = 0; i < c->nnodes; i++)
+        p->w.cluster_cpus += c->conf->nodes[i].cpus;
+    for (size_t i = 0; i < cf->nparts; i++)
+        if (cf->parts[i].priority_job_factor > p->max_part_factor)
+            p->max_part_factor = cf->parts[i].priority_job_factor;
+    p->half_life_s = cf->prio_decay_half_life_min > 0 ? cf->prio_decay_half_life_min * 60 : 0;
+}
+
+struct prio *prio_get(const struct ctld *c)
+{
+    char err[512];
+    if (the_prio)
+        return the_prio;
+    struct prio *p = the_prio = xcalloc(1, sizeof(*p));
+    p->multifactor = strcmp(c->conf->priority_type, "priority/basic") != 0;
+    prio_weights(c, p);
+    char *path = assoc_path(c->conf);
+    if (assocs_load(&p->as, path, err, sizeof err) < 0) {
+        log_warnx("%s; fair share uses root alone", err);
+        assocs_free(&p->as);
+        assocs_load(&p->as, NULL, err, sizeof err);
+    }
+    free(path);
+    usage_init(c, p);
+    if (c->base) {
+        int64_t period = c->conf->prio_calc_period_min > 0 ? c->conf->prio_calc_period_min : 5;
+        struct timeval tv = { period * 60, 0 };
+        /* The timer only reads c; the cast is for libevent's void *. */
+        p->tick = event_new(c->base, -1, EV_PERSIST, prio_tick, (void *)c);
+        event_add(p->tick, &tv);
+    }
+    return p;
+}
+
+const char *prio_job_account(const struct ctld *c, const struct job *j)
+{
+    const char *a = json_string_value(json_object_get(j->spec, "account"));
+    if (a && *a)
+        return a;
+    return assocs_default_account(&prio_get(c)->as, j->user_name);
+}
+
+const char *prio_job_qos(const struct job *j)
+{
+    const char *q = json_string_value(json_object_get(j->spec, "qos"));
+    return q && *q ? q : "normal";
+}
+
+/* sbatch sends --nice as given (a string; "100" for a bare --nice). A
+ * negative nice from anyone but root counts as 0. */
+int64_t prio_job_nice(const struct job *j)
+{
+    json_t *v = json_object_get(j->spec, "nice");
+    const char *s = json_string_value(v);
+    int64_t n = json_is_integer(v) ? json_integer_value(v) : s && *s ? strtoll(s, NULL, 10) : 0;
+    return n < 0 && j->uid != 0 ? 0 : n;   /* only root may raise a priority, as in Slurm */
+}
+
+void prio_job(const struct ctld *c, const struct job *j, int64_t now,
+              struct sched_prio_factors *out)
+{
+    struct prio *p = prio_get(c);
+    const struct sched_job *r = &j->req;
+    size_t a = assocs_user(&p->as, j->user_name, prio_job_account(c, j));
+    const struct sched_assoc *tree = assocs_tree(&p->as);
+    int64_t tasks = r->ntasks ? r->ntasks
+                              : (int64_t)(r->ntasks_per_node ? r->ntasks_per_node : 1) *
+                                (r->min_nodes ? r->min_nodes : 1);
+    struct sched_prio_job in = {
+        .age_s = now - j->submit_time,
+        .fairshare = tree[a].fs_factor,
+        .partition = p->max_part_factor > 0
+                         ? c->conf->parts[j->part].priority_job_factor / p->max_part_factor : 0,
+        .qos = assocs_qos_factor(&p->as, prio_job_qos(j)),
+        .nodes = r->min_nodes ? r->min_nodes : 1,
+        .cpus = tasks * (r->cpus_per_task ? r->cpus_per_task : 1),
+        .nice = prio_job_nice(j),
+    };
+    sched_prio_job(&p->w, &in, out);
+}
+
+struct ranked {
+    uint32_t prio;
+    uint64_t id;
+    size_t i;
+};
+
+static int ranked_cmp(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->prio != y->prio)
+        return x->prio > y->prio ? -1 : 1;
+    return x->id < y->id ? -1 : x->id > y->id;
+}
+
+void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n)
+{
+    struct prio *p = prio_get(c);
+    int64_t now = ctld_now();
+    if (!p->multifactor || n < 2)
+        return;   /* priority/basic: submit order, which pend is in */
+    usage_update(c, p, now);
+    struct ranked *rk = xcalloc(n, sizeof(*rk));
+    struct sched_job *copy = xcalloc(n, sizeof(*copy));
+    for (size_t i = 0; i < n; i++) {
+        const struct job *j = job_find((struct ctld *)c, pend[i].job_id);
+        struct sched_prio_factors f = { .priority = 1 };
+        if (j)
+            prio_job(c, j, now, &f);
+        rk[i] = (struct ranked){ f.priority, pend[i].job_id, i };
+    }
+    qsort(rk, n, sizeof(*rk), ranked_cmp);
+    memcpy(copy, pend, n * sizeof(*copy));
+    for (size_t i = 0; i < n; i++)
+        pend[i] = copy[rk[i].i];
+    free(copy);
+    free(rk);
+}
+
+/* "14:20" today, else "2026-05-01T14:20". */
+static void when_text(int64_t t, int64_t now, char *buf, size_t len)
+{
+    time_t tt = (time_t)t, nn = (time_t)now;
+    struct tm a, b;
+    localtime_r(&tt, &a);
+    localtime_r(&nn, &b);
+    strftime(buf, len, a.tm_yday == b.tm_yday && a.tm_year == b.tm_year ? "%H:%M"
+                                                                         : "%Y-%m-%dT%H:%M", &a);
+}
+
+void prio_reason_text(const struct ctld *c, const struct sched_input *in, struct job *j,
+                      const struct sched_decision *d, int64_t now)
+{
+    char text[512], when[32];
+    struct sched_job r = j->req;
+    (void)c;
+    r.constraint = json_string_value(json_object_get(j->spec, "constraint"));
+    sched_explain(in, &r, d->reason, text, sizeof text);
+    size_t o = strlen(text);
+    if ((d->reason == SCHED_RESOURCES || d->reason == SCHED_PRIORITY) && d->start_estimate > now &&
+        d->start_estimate < INT64_MAX / 8 && o < sizeof text) {
+        uint64_t after = sched_explain_waits_for(in, &r, d->start_estimate);
+        when_text(d->start_estimate, now, when, sizeof when);
+        if (after)
+            snprintf(text + o, sizeof text - o, "; expected start %s when job %llu ends", when,
+                     (unsigned long long)after);
+        else
+            snprintf(text + o, sizeof text - o, "; expected start %s", when);
+    }
+    const char *old = json_string_value(json_object_get(j->spec, "reason_text"));
+    if (!old || strcmp(old, text) != 0)
+        json_object_set_new(j->spec, "reason_text", json_string(text));
+}
