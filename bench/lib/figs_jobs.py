@@ -118,7 +118,8 @@ def start(ctx):
     f = ctx.fig("start_first", "%d varied jobs eligible at once: first start" % n, "s", False)
     g = ctx.fig("start_full", "%d varied jobs eligible at once: node full (last start)" % n,
                 "s", False)
-    ctx.note_cmd("start: Herd: one POST of %d mix specs (sleep 3600) on an idle cluster, t0 ="
+    ctx.note_cmd("start: Herd: POSTs of bulk_per_req mix specs (sleep 3600; %d in all) on one"
+                 " connection on an idle cluster, t0 ="
                  " request sent; Slurm: partitions DOWN, mix submitted, t0 = partitions UP."
                  " Node allocation polled every 50 ms (API /v1/nodes, `scontrol show node`)" % n)
     for side in ctx.sides():
@@ -129,7 +130,9 @@ def start(ctx):
             if side == "herd":
                 specs = ctx.mix_specs(t, n, False)
                 t0 = time.time()
-                context.bulk_submit(t, specs, n)
+                # One request of 10,000 specs is over the 16 MiB body limit
+                # (common/http.c): requests of bulk_per_req, one connection.
+                context.bulk_submit(t, specs, ctx.size["bulk_per_req"])
                 tl = watch_alloc(t, t0, ctx.size["start_window"], 3)
             else:
                 t.parts_state("DOWN")

@@ -122,17 +122,20 @@ def scancel(ctx):
 def sacct(ctx):
     n = ctx.size["sacct"]
     f = ctx.fig("sacct_all", "`sacct -a` over all job records", "ms", False)
-    g = ctx.fig("sacct_j", "`sacct -j ID` (%s finished jobs for Herd)" % "{:,}".format(n),
+    g = ctx.fig("sacct_j", "`sacct -j ID` (Herd: %s finished records)" % "{:,}".format(n),
                 "ms", False, goal="<= 10 ms")
     bin_sacct = os.path.join(ctx.bin, "sacct")
     if not os.path.exists(bin_sacct):
         f.na("herd", "n/a (sacct not implemented)")
         g.na("herd", "n/a (sacct not implemented)")
     else:
+        # Finished records the fast way: held jobs cancelled (running 100,000
+        # jobs at the measured launch rate would take most of an hour).
         h = ctx.herd("sacct", min_job_age=30)
-        specs = [h.spec(os.path.join(ctx.wd, "true.sh"), ctx.wd)] * n
-        context.bulk_submit(h, specs, ctx.size["bulk_per_req"])
+        context.populate(ctx, h, n)
+        util.timed_sh("%s -u root" % h.cmd("scancel"), env=h.env, timeout=1800)
         h.wait_empty(1800)
+        f.note["herd"] = "%d cancelled held jobs" % n
         for fig, cmd in ((f, "%s -a -X -n -S 2000-01-01 -o jobid,state,elapsed" % bin_sacct),
                          (g, "%s -j %d" % (bin_sacct, n // 2))):
             for _ in range(3):

@@ -62,7 +62,6 @@ void api_priorities(struct http_req *r)
 struct walk {
     const struct assocs *as;
     const struct sched_assoc *t;
-    size_t *kids;
     json_t *out;
 };
 
@@ -113,7 +112,7 @@ void api_shares(struct http_req *r)
     usage_update(c, p, ctld_now());
     for (size_t i = 0; i < c->njobs; i++)   /* every user with jobs has an association */
         assocs_user(&p->as, c->jobs[i]->user_name, prio_job_account(c, c->jobs[i]));
-    struct walk w = { &p->as, assocs_tree(&p->as), NULL, json_array() };
+    struct walk w = { &p->as, assocs_tree(&p->as), json_array() };
     walk_tree(&w, 0, 0);
     http_reply(r, 200, json_pack("{s:o, s:s}", "associations", w.out, "priority_type",
                                  c->conf->priority_type));

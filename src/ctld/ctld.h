@@ -52,6 +52,7 @@ struct job {
     enum job_state state;
     enum sched_reason reason;
     int64_t start_estimate;    /* pending: when the last plan expects it to start; -1 unknown */
+    uint32_t priority;         /* multifactor: as of the last pass; 0 not computed */
     int64_t submit_time, start_time, end_time;
     int64_t time_limit;    /* minutes, -1 UNLIMITED (partition default applied) */
     struct sched_job req;  /* the shape the scheduler sees; arrays owned here */

@@ -250,6 +250,8 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
     j->spec = json_deep_copy(spec);
     json_object_del(j->spec, "script");
     json_object_del(j->spec, "environment");
+    /* -C: borrowed from the spec the job keeps */
+    j->req.constraint = json_string_value(json_object_get(j->spec, "constraint"));
     j->reason = SCHED_NONE;
     j->start_estimate = -1;
     return j;
@@ -457,7 +459,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         (json_int_t)j->end_time, "time_limit", (json_int_t)j->time_limit, "node_list", nl,
         "num_nodes", j->nallocs ? (int)j->nallocs : j->req.min_nodes, "num_cpus", cpus,
         "gpus_alloc", gpus, "exit_code", j->exit_code, "exit_signal", j->exit_signal, "priority",
-        (json_int_t)(4294901760ULL - j->id), "hold", j->req.held_user);
+        (json_int_t)(j->priority ? j->priority : 4294901760ULL - j->id), "hold", j->req.held_user);
     json_object_update(o, fields);
     json_decref(fields);
     if (j->usage)

@@ -155,10 +155,12 @@ void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n)
     struct ranked *rk = xcalloc(n, sizeof(*rk));
     struct sched_job *copy = xcalloc(n, sizeof(*copy));
     for (size_t i = 0; i < n; i++) {
-        const struct job *j = job_find((struct ctld *)c, pend[i].job_id);
+        struct job *j = job_find((struct ctld *)c, pend[i].job_id);
         struct sched_prio_factors f = { .priority = 1 };
-        if (j)
+        if (j) {
             prio_job(c, j, now, &f);
+            j->priority = f.priority;   /* what squeue %Q shows */
+        }
         rk[i] = (struct ranked){ f.priority, pend[i].job_id, i };
     }
     qsort(rk, n, sizeof(*rk), ranked_cmp);

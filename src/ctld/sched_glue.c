@@ -111,12 +111,8 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
             run[in->nrunning++] = (struct sched_running){
                 j->id, j->allocs, j->nallocs, j->req.exclusive,
                 j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
-        else if (j->state == JOB_PENDING) {
-            pend[in->npending] = j->req;
-            /* -C reaches the scheduler from the spec; borrowed for the pass */
-            pend[in->npending++].constraint =
-                json_string_value(json_object_get(j->spec, "constraint"));
-        }
+        else if (j->state == JOB_PENDING)
+            pend[in->npending++] = j->req;
     }
     prio_sort_pending(c, pend, in->npending);
     in->running = run;

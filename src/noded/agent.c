@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -227,6 +228,14 @@ static void listen_addr(const char *addr, char *out, size_t n)
     freeaddrinfo(res);
 }
 
+static void on_notify(evutil_socket_t fd, short what, void *arg)
+{
+    char buf[64];
+    while (recv(fd, buf, sizeof buf, MSG_DONTWAIT) > 0)
+        ;
+    on_tick(fd, what, arg);
+}
+
 static int start_timers(struct agent *a)
 {
     int every = a->conf->slurmd_timeout / 3;
@@ -235,6 +244,11 @@ static int start_timers(struct agent *a)
     a->beat = event_new(a->base, -1, EV_PERSIST, on_beat, a);
     if (!a->tick || !a->beat || event_add(a->tick, &one) < 0 || event_add(a->beat, &beat) < 0)
         return -1;
+    a->notify_fd = spool_notify_open(a->spool);
+    if (a->notify_fd >= 0) {
+        a->notify = event_new(a->base, a->notify_fd, EV_READ | EV_PERSIST, on_notify, a);
+        event_add(a->notify, NULL);
+    }
     return 0;
 }
 
@@ -249,6 +263,7 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
     a->conf_path = xstrdup(conf_path);
     a->log_file = xstrdup(log_file);
     a->verbose = verbose;
+    a->notify_fd = -1;
     a->spool = conf_expand_node(conf->spool_dir, node->name);
 
     if (spool_mkdirs(a->spool, 0755) < 0) {
@@ -316,6 +331,10 @@ void agent_destroy(struct agent *a)
         event_free(a->tick);
     if (a->beat)
         event_free(a->beat);
+    if (a->notify)
+        event_free(a->notify);
+    if (a->notify_fd >= 0)
+        close(a->notify_fd);
     http_server_destroy(a->srv);
     while (a->jobs) {
         struct ajob *j = a->jobs;

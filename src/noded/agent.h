@@ -48,6 +48,8 @@ struct agent {
     struct http_server *srv;
     struct event *tick;
     struct event *beat;
+    struct event *notify;  /* a supervisor says a result is written */
+    int notify_fd;
     struct ajob *jobs;
     char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
     bool registering;

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -192,4 +194,45 @@ int spool_result_read(const char *dir, struct job_result *res)
     }
     json_decref(o);
     return rc;
+}
+
+static int notify_addr(const char *spool, struct sockaddr_un *sun)
+{
+    memset(sun, 0, sizeof *sun);
+    sun->sun_family = AF_UNIX;
+    int n = snprintf(sun->sun_path, sizeof sun->sun_path, "%s/notify.sock", spool);
+    return n > 0 && (size_t)n < sizeof sun->sun_path ? 0 : -1;
+}
+
+int spool_notify_open(const char *spool)
+{
+    struct sockaddr_un sun;
+    if (notify_addr(spool, &sun) < 0)
+        return -1;   /* a path too long for a socket: the tick still works */
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    unlink(sun.sun_path);
+    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+void spool_notify(const char *job_dir)
+{
+    char *spool = xstrdup(job_dir);
+    char *slash = strrchr(spool, '/');
+    struct sockaddr_un sun;
+    if (slash)
+        *slash = '\0';
+    int fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (slash && fd >= 0 && notify_addr(spool, &sun) == 0) {
+        ssize_t n = sendto(fd, "e", 1, MSG_DONTWAIT, (struct sockaddr *)&sun, sizeof sun);
+        (void)n;
+    }
+    if (fd >= 0)
+        close(fd);
+    free(spool);
 }

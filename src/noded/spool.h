@@ -64,4 +64,11 @@ int spool_result_read(const char *dir, struct job_result *res);
  * NULL when none is known. */
 json_t *spool_usage_json(const struct job_result *res);
 
+/* A datagram socket SPOOL/notify.sock on which herdd hears at once that a
+ * supervisor wrote a result (else its 1 s tick finds it). The fd, or -1. */
+int spool_notify_open(const char *spool);
+/* Sent by a supervisor after the result of job_dir (SPOOL/jobNNNNN) is
+ * written; nothing happens if herdd is not there to hear it. */
+void spool_notify(const char *job_dir);
+
 #endif

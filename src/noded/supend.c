@@ -95,6 +95,8 @@ void sup_finish(struct sup *s, int status)
     s->cg = NULL;
     if (spool_result_write(s->dir, &res) < 0)
         log_warn("job %lld: cannot write %s/%s", (long long)s->js->job_id, s->dir, SPOOL_RESULT);
+    else
+        spool_notify(s->dir);
     log_info("job %lld: %s exit_code=%d signal=%d elapsed=%llds cpu=%lldms maxrss=%lldkB",
              (long long)s->js->job_id, res.state, res.exit_code, res.exit_signal,
              (long long)res.usage.elapsed_s, (long long)res.usage.total_cpu_ms,
