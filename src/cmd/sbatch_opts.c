@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 
 #include "cmd/sbatch_opts.h"
 #include "common/timefmt.h"
@@ -771,6 +772,29 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "nice", o->nice);
 }
 
+/* The submitter's soft limits, which the job gets (PropagateResourceLimits). */
+static json_t *rlimits_json(void)
+{
+    static const struct {
+        const char *name;
+        int res;
+    } limits[] = {
+        { "CPU", RLIMIT_CPU }, { "FSIZE", RLIMIT_FSIZE }, { "DATA", RLIMIT_DATA },
+        { "STACK", RLIMIT_STACK }, { "CORE", RLIMIT_CORE }, { "RSS", RLIMIT_RSS },
+        { "NPROC", RLIMIT_NPROC }, { "NOFILE", RLIMIT_NOFILE },
+        { "MEMLOCK", RLIMIT_MEMLOCK }, { "AS", RLIMIT_AS },
+    };
+    json_t *a = json_array();
+    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+        struct rlimit rl;
+        if (getrlimit(limits[i].res, &rl) < 0)
+            continue;
+        long long v = rl.rlim_cur == RLIM_INFINITY ? -1 : (long long)rl.rlim_cur;
+        json_array_append_new(a, json_sprintf("%s=%lld", limits[i].name, v));
+    }
+    return a;
+}
+
 json_t *sbatch_opts_to_json(const struct sbatch_opts *o, const struct sbatch_env *env)
 {
     json_t *j = json_object();
@@ -787,6 +811,7 @@ json_t *sbatch_opts_to_json(const struct sbatch_opts *o, const struct sbatch_env
     json_set_str(j, "submit_dir", env->cwd);
     json_set_str(j, "submit_host", env->host);
     json_object_set_new(j, "umask", json_integer(env->umask));
+    json_object_set_new(j, "rlimits", rlimits_json());
     json_set_str(j, "stdout", o->out);
     json_set_str(j, "stderr", o->err);
     json_set_str(j, "stdin", o->in);

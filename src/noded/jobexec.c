@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +73,39 @@ static int open_io(const struct job_spec *js)
     return rc;
 }
 
+/* Slurm's PropagateResourceLimits=ALL: the submitter's soft limits, set
+ * while still root so that one above the node's hard limit raises it too. */
+static const struct {
+    const char *name;
+    int res;
+} rlimit_names[] = {
+    { "CPU", RLIMIT_CPU }, { "FSIZE", RLIMIT_FSIZE }, { "DATA", RLIMIT_DATA },
+    { "STACK", RLIMIT_STACK }, { "CORE", RLIMIT_CORE }, { "RSS", RLIMIT_RSS },
+    { "NPROC", RLIMIT_NPROC }, { "NOFILE", RLIMIT_NOFILE }, { "MEMLOCK", RLIMIT_MEMLOCK },
+    { "AS", RLIMIT_AS },
+};
+
+static void apply_rlimits(const struct job_spec *js)
+{
+    for (size_t i = 0; i < js->nrlimits; i++) {
+        const char *eq = strchr(js->rlimits[i], '=');
+        long long v = strtoll(eq + 1, NULL, 10);
+        for (size_t k = 0; k < sizeof rlimit_names / sizeof *rlimit_names; k++) {
+            if (strncmp(js->rlimits[i], rlimit_names[k].name, (size_t)(eq - js->rlimits[i])) ||
+                rlimit_names[k].name[eq - js->rlimits[i]])
+                continue;
+            struct rlimit rl;
+            getrlimit(rlimit_names[k].res, &rl);
+            rl.rlim_cur = v < 0 ? RLIM_INFINITY : (rlim_t)v;
+            if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max)
+                rl.rlim_max = rl.rlim_cur;
+            if (setrlimit(rlimit_names[k].res, &rl) < 0)
+                dprintf(2, "slurmstepd: error: can't propagate RLIMIT_%s: %s\n",
+                        rlimit_names[k].name, strerror(errno));
+        }
+    }
+}
+
 static void reset_signals(void)
 {
     sigset_t all;
@@ -102,6 +136,7 @@ void jobexec_run(const struct job_spec *js, const char *script, const char *conf
         log_warn("job %lld: cannot join its cgroup", (long long)js->job_id);
     close(sync_fd);
     wait_go(go_fd);
+    apply_rlimits(js);
     if (jobexec_become_user(js) < 0) {
         log_warn("job %lld: cannot become uid %lld", (long long)js->job_id, (long long)js->uid);
         _exit(1);

@@ -39,6 +39,7 @@ static const struct field fields[] = {
     STR("cluster_name", cluster_name),
     { "environment", F_STRLIST, OFF(environment), false, 0, 0, 0 },
     { "argv", F_STRLIST, OFF(argv), false, 0, 0, 0 },
+    { "rlimits", F_STRLIST, OFF(rlimits), false, 0, 0, 0 },
     { "node_gpus", F_INTLIST, OFF(gpus), false, 0, 0, 0 },
     INT("node_cpus", node_cpus, false, 0, INT32_MAX, 1),
     INT("node_mem_mb", node_mem_mb, false, 0, INT64_MAX, 0),
@@ -108,8 +109,10 @@ static bool parse_list(struct job_spec *js, const struct field *f, const json_t 
     if (f->off == OFF(cpu_ids))
         return (*(int **)p = parse_intlist(v, &js->ncpu_ids, INT32_MAX - 1)) != NULL;
     size_t *n = f->off == OFF(environment) ? &js->nenv
-              : f->off == OFF(gpu_devs) ? &js->ngpu_devs : &js->nargv;
-    return (*(char ***)p = parse_strlist(v, n, f->off == OFF(environment))) != NULL;
+              : f->off == OFF(gpu_devs) ? &js->ngpu_devs
+              : f->off == OFF(rlimits) ? &js->nrlimits : &js->nargv;
+    bool need_eq = f->off == OFF(environment) || f->off == OFF(rlimits);
+    return (*(char ***)p = parse_strlist(v, n, need_eq)) != NULL;
 }
 
 /* One field; false when present with the wrong type or out of range. */
@@ -209,6 +212,7 @@ void job_spec_destroy(struct job_spec *js)
             free(*(char **)((char *)js + fields[i].off));
     free_strv(js->environment);
     free_strv(js->argv);
+    free_strv(js->rlimits);
     free(js->gpus);
     free(js->cpu_ids);
     free_strv(js->gpu_devs);

@@ -32,6 +32,8 @@ struct job_spec {
     size_t nenv;
     char **argv;
     size_t nargv;
+    char **rlimits;        /* "NOFILE=1024": the submitter's soft limits ("-1": unlimited) */
+    size_t nrlimits;
     int64_t uid;
     int64_t gid;
     int64_t node_cpus;

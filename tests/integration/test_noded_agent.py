@@ -361,6 +361,19 @@ sleep 1
     assert (u["exit_code"], u["exit_signal"]) == (0, 0)
 
 
+def test_resource_limits_propagated(nc, wd):
+    out = os.path.join(wd, "limits.out")
+    script = "#!/bin/sh\nulimit -n; ulimit -c\n"
+    path = os.path.join(wd, "lim.sh")
+    with open(path, "w") as f:
+        f.write(script)
+    cp = nc.run(["sh", "-c", f"ulimit -n 777; ulimit -c 0; sbatch --parsable -o {out} {path}"],
+                cwd=wd)
+    job = int(cp.stdout.strip())
+    nc.wait_state(job, "COMPLETED")
+    assert read(out).split() == ["777", "0"]
+
+
 # Last in this file: it drains the cluster's only node.
 def test_zz_failed_prolog_drains_node_and_requeues_held(nc, wd):
     marker = os.path.join(wd, "ran")
@@ -371,3 +384,4 @@ def test_zz_failed_prolog_drains_node_and_requeues_held(nc, wd):
     assert f"job {bad}: prolog" in herdd_log(nc)
     assert "drain" in nc.run(["sinfo", "-h", "-o", "%T"]).stdout
     assert "Prolog error" in nc.run(["sinfo", "-h", "-N", "-o", "%E"]).stdout
+
