@@ -91,6 +91,7 @@ struct ctld {
     struct sched_part *sparts;  /* partitions as the scheduler sees them */
     size_t **spart_nodes;
     struct event *sched_ev;     /* coalesced scheduling pass */
+    int64_t last_pass_ms;       /* monotonic start of the last pass */
     enum sched_policy policy;   /* from SchedulerType / SchedulerParameters */
     int64_t bf_window_s;
     int bf_resolution_s;

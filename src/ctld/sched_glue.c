@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "common/conf.h"
 #include "common/log.h"
@@ -77,10 +78,28 @@ int sched_configure(struct ctld *c, char *err, size_t errlen)
     return rc;
 }
 
+/* At most one pass per SCHED_MIN_GAP_MS: under a stream of submissions or
+ * cancels, each pass then covers many of them instead of one. */
+#define SCHED_MIN_GAP_MS 20
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 void sched_request(struct ctld *c)
 {
-    if (c->sched_ev && !event_pending(c->sched_ev, EV_TIMEOUT, NULL))
+    if (!c->sched_ev || event_pending(c->sched_ev, EV_TIMEOUT, NULL))
+        return;
+    int64_t wait = c->last_pass_ms + SCHED_MIN_GAP_MS - mono_ms();
+    if (c->last_pass_ms == 0 || wait <= 0) {
         event_active(c->sched_ev, EV_TIMEOUT, 0);
+        return;
+    }
+    struct timeval tv = { 0, (suseconds_t)(wait * 1000) };
+    event_add(c->sched_ev, &tv);
 }
 
 static bool node_avail(const struct node *n)
@@ -149,6 +168,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
 
 void sched_pass(struct ctld *c)
 {
+    c->last_pass_ms = mono_ms();
     struct sched_input in;
     struct sched_output out = { 0 };
     int64_t now = ctld_now();
