@@ -13,6 +13,7 @@
 #include <sys/resource.h>
 
 #include "cmd/sbatch_opts.h"
+#include "common/rlimits.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
@@ -775,22 +776,13 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
 /* The submitter's soft limits, which the job gets (PropagateResourceLimits). */
 static json_t *rlimits_json(void)
 {
-    static const struct {
-        const char *name;
-        int res;
-    } limits[] = {
-        { "CPU", RLIMIT_CPU }, { "FSIZE", RLIMIT_FSIZE }, { "DATA", RLIMIT_DATA },
-        { "STACK", RLIMIT_STACK }, { "CORE", RLIMIT_CORE }, { "RSS", RLIMIT_RSS },
-        { "NPROC", RLIMIT_NPROC }, { "NOFILE", RLIMIT_NOFILE },
-        { "MEMLOCK", RLIMIT_MEMLOCK }, { "AS", RLIMIT_AS },
-    };
     json_t *a = json_array();
-    for (size_t i = 0; i < sizeof limits / sizeof *limits; i++) {
+    for (size_t i = 0; i < rlimit_count; i++) {
         struct rlimit rl;
-        if (getrlimit(limits[i].res, &rl) < 0)
+        if (getrlimit(rlimit_names[i].res, &rl) < 0)
             continue;
         long long v = rl.rlim_cur == RLIM_INFINITY ? -1 : (long long)rl.rlim_cur;
-        json_array_append_new(a, json_sprintf("%s=%lld", limits[i].name, v));
+        json_array_append_new(a, json_sprintf("%s=%lld", rlimit_names[i].name, v));
     }
     return a;
 }

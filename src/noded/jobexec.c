@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/log.h"
+#include "common/rlimits.h"
 #include "common/xmalloc.h"
 #include "noded/cgroup.h"
 #include "noded/jobenv.h"
@@ -75,22 +76,12 @@ static int open_io(const struct job_spec *js)
 
 /* Slurm's PropagateResourceLimits=ALL: the submitter's soft limits, set
  * while still root so that one above the node's hard limit raises it too. */
-static const struct {
-    const char *name;
-    int res;
-} rlimit_names[] = {
-    { "CPU", RLIMIT_CPU }, { "FSIZE", RLIMIT_FSIZE }, { "DATA", RLIMIT_DATA },
-    { "STACK", RLIMIT_STACK }, { "CORE", RLIMIT_CORE }, { "RSS", RLIMIT_RSS },
-    { "NPROC", RLIMIT_NPROC }, { "NOFILE", RLIMIT_NOFILE }, { "MEMLOCK", RLIMIT_MEMLOCK },
-    { "AS", RLIMIT_AS },
-};
-
 static void apply_rlimits(const struct job_spec *js)
 {
     for (size_t i = 0; i < js->nrlimits; i++) {
         const char *eq = strchr(js->rlimits[i], '=');
         long long v = strtoll(eq + 1, NULL, 10);
-        for (size_t k = 0; k < sizeof rlimit_names / sizeof *rlimit_names; k++) {
+        for (size_t k = 0; k < rlimit_count; k++) {
             if (strncmp(js->rlimits[i], rlimit_names[k].name, (size_t)(eq - js->rlimits[i])) ||
                 rlimit_names[k].name[eq - js->rlimits[i]])
                 continue;
