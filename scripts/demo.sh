@@ -57,6 +57,8 @@ echo "done after about ${waited} s"
 
 say "squeue -t all"
 squeue -t all
+say "sacct -X -o JobID,JobName,State,ExitCode,Elapsed,NodeList,AllocTRES%45"
+sacct -X -o JobID,JobName,State,ExitCode,Elapsed,NodeList,AllocTRES%45
 say "the jobs' output (slurm-%j.out)"
 for f in slurm-*.out; do
     [ -e "$f" ] || { echo "demo: no job output file in $PWD" >&2; exit 1; }
