@@ -9,6 +9,7 @@ int cmd_sbatch(int argc, char **argv);
 int cmd_squeue(int argc, char **argv);
 int cmd_sinfo(int argc, char **argv);
 int cmd_scancel(int argc, char **argv);
+int cmd_scontrol(int argc, char **argv);
 int cmd_sprio(int argc, char **argv);
 int cmd_sshare(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);

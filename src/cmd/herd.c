@@ -21,6 +21,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"squeue", cmd_squeue, "list jobs"},
     {"sinfo", cmd_sinfo, "list partitions and nodes"},
     {"scancel", cmd_scancel, "cancel or signal jobs"},
+    {"scontrol", cmd_scontrol, "show and change jobs, nodes, partitions"},
     {"sprio", cmd_sprio, "job priorities and their factors"},
     {"sshare", cmd_sshare, "fair-share tree and usage"},
     {"sacct", cmd_sacct, "job accounting records"},

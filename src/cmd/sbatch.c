@@ -26,6 +26,7 @@ struct sbatch_job {
     char *script;
     size_t len;
     char *name;
+    char *command;          /* the script's absolute path (scontrol's Command=) */
     char **argv;
     int argc;
 };
@@ -73,6 +74,7 @@ static int job_load(struct sbatch_job *job, const char *wrap, int argc, char **a
         job->script = read_all(f, &job->len);
         fclose(f);
         job->name = xstrdup(basename(copy));
+        job->command = realpath(argv[idx], NULL);
         free(copy);
         job->argv = argv + idx + 1;
         job->argc = argc - idx - 1;
@@ -92,6 +94,7 @@ static void job_free(struct sbatch_job *job)
 {
     xfree(job->script);
     xfree(job->name);
+    xfree(job->command);
 }
 
 /* Finds the script (first pass), then parses its directives and the
@@ -131,7 +134,10 @@ static json_t *spec_build(const struct sbatch_opts *o, const struct sbatch_job *
         return NULL;
     }
     gethostname(host, sizeof(host) - 1);
-    return sbatch_opts_to_json(o, &env);
+    json_t *spec = sbatch_opts_to_json(o, &env);
+    if (job->command)
+        json_object_set_new(spec, "command", json_string(job->command));
+    return spec;
 }
 
 /* 0 and the id, or -1 after printing Slurm's failure line. */
@@ -203,7 +209,8 @@ static void usage(void)
            "Options as Slurm's sbatch(1): -J -p -N -n -c --ntasks-per-node --mem\n"
            "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node -t -o -e -i -D\n"
            "--export -H -w -x --exclusive --requeue --no-requeue -A -q --comment -C\n"
-           "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n");
+           "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n"
+           "-b/--begin --deadline --wckey\n");
 }
 
 int cmd_sbatch(int argc, char **argv)

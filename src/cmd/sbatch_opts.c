@@ -11,7 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <time.h>
 
+#include "cmd/begintime.h"
 #include "cmd/sbatch_opts.h"
 #include "common/rlimits.h"
 #include "common/timefmt.h"
@@ -295,6 +297,18 @@ static int set_export(struct sbatch_opts *o, const struct opt_def *d, const char
     return set_str(o, d, arg, err, errlen);
 }
 
+/* --begin and --deadline: Slurm's time forms, made absolute now. */
+static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                    char *err, size_t errlen)
+{
+    int64_t t;
+
+    if (begintime_parse(arg, (int64_t)time(NULL), &t) < 0)
+        return fail(err, errlen, "Invalid --%s specification", d->name);
+    *FIELD(o, d, int64_t) = t;
+    return 0;
+}
+
 /* Options users rely on for ordering; ignoring them would run jobs too early. */
 static int set_unsupported(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                            char *err, size_t errlen)
@@ -341,7 +355,9 @@ static const struct opt_def opt_table[] = {
     { "mail-user", required_argument, 0, set_str, F(mail_user), 0 },
     { "nice", optional_argument, 0, set_nice, F(nice), 100 },
     { "dependency", required_argument, 'd', set_unsupported, 0, 0 },
-    { "begin", required_argument, 'b', set_unsupported, 0, 0 },
+    { "begin", required_argument, 'b', set_when, F(begin_time), 0 },
+    { "deadline", required_argument, 0, set_when, F(deadline), 0 },
+    { "wckey", required_argument, 0, set_str, F(wckey), 0 },
     { "array", required_argument, 'a', set_unsupported, 0, 0 },
     { "wait", no_argument, 'W', set_flag, F(wait), 1 },
     { "quiet", no_argument, 'Q', set_flag, F(quiet), 1 },
@@ -771,6 +787,11 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "mail_type", o->mail_type);
     json_set_str(j, "mail_user", o->mail_user);
     json_set_str(j, "nice", o->nice);
+    json_set_str(j, "wckey", o->wckey);
+    if (o->begin_time)
+        json_object_set_new(j, "begin_time", json_integer(o->begin_time));
+    if (o->deadline)
+        json_object_set_new(j, "deadline", json_integer(o->deadline));
 }
 
 /* The submitter's soft limits, which the job gets (PropagateResourceLimits). */

@@ -38,7 +38,8 @@ struct sbatch_opts {
     char *out, *err, *in, *chdir, *nodelist, *exclude;
     /* Stored for the controller, not acted on yet. */
     char *account, *qos, *comment, *constraint, *signal, *open_mode;
-    char *mail_type, *mail_user, *nice;
+    char *mail_type, *mail_user, *nice, *wckey;
+    int64_t begin_time, deadline;   /* --begin, --deadline: Unix times, 0 unset */
 
     /* SBATCH_UNSET when not given; only given numbers are sent. */
     int64_t nodes, ntasks, cpus_per_task, ntasks_per_node;

@@ -17,6 +17,15 @@ void api_ping(struct http_req *r);
 /* api_acct.c */
 void api_accounting(struct http_req *r);
 
+/* api_admin.c (scontrol) */
+void api_job_hold(struct http_req *r);
+void api_job_release(struct http_req *r);
+void api_job_requeue(struct http_req *r);
+void api_job_update(struct http_req *r);
+void api_node_update(struct http_req *r);
+void api_part_update(struct http_req *r);
+void api_reconfigure(struct http_req *r);
+
 /* api_nodes.c */
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);

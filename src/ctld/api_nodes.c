@@ -128,6 +128,9 @@ void api_node_job_end(struct http_req *r)
         json_decref(j->usage);
         j->usage = json_incref(usage);
     }
-    job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
+    if (j->requeue_pending)     /* scontrol requeue: it ran, and goes back to the queue */
+        job_requeue(c, j);
+    else
+        job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
     store_after_commit(c->store, end_answer, r);
 }

@@ -65,6 +65,10 @@ struct job {
     bool requeue;
     bool cancel_sent;
     enum launch_state launch;
+    int64_t begin_time;    /* --begin: not eligible before (0: now) */
+    int64_t deadline;      /* --deadline (0: none); stored and shown */
+    bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */
+    int restarts;          /* times requeued */
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
 };
 
@@ -76,6 +80,8 @@ struct node {
     bool drain;            /* DRAIN: no new work (a failed prolog, an admin) */
     char *reason;          /* why DOWN/DRAIN, NULL otherwise */
     int64_t last_seen;
+    int64_t reason_time;   /* when an admin set reason (0: the controller did) */
+    uid_t reason_uid;
 };
 
 struct ctld {
@@ -118,6 +124,11 @@ void job_save(struct ctld *c, const struct job *j);   /* into the open transacti
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when);
 void job_requeue(struct ctld *c, struct job *j);
+/* Replaces a pending job's spec (scontrol update): the job is rebuilt from it
+ * as a submission would be; on a spec that could never run, -1 with an HTTP
+ * status, Slurm's message and code, and the job unchanged. */
+int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,
+               size_t errlen);
 int job_state_parse(const char *s);   /* -1 unknown */
 
 /* node.c */

@@ -243,6 +243,8 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
         parse_time_limit(c, p, j, spec);
     const char *name = get_str(p, spec, "name");
     j->name = xstrdup(name && *name ? name : "sbatch");
+    j->begin_time = get_int(p, spec, "begin_time", 0, 0, INT64_MAX);
+    j->deadline = get_int(p, spec, "deadline", 0, 0, INT64_MAX);
     if (p->failed) {
         job_destroy(j);
         return NULL;
@@ -333,6 +335,8 @@ json_t *job_record(const struct ctld *c, const struct job *j)
                      (json_int_t)j->end_time, "exit_code", j->exit_code, "exit_signal",
                      j->exit_signal, "allocs", allocs_json(c, j), "held_user",
                      j->req.held_user, "held_admin", j->req.held_admin);
+    if (j->restarts)
+        json_object_set_new(rec, "restarts", json_integer(j->restarts));
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
     /* for accounting (sacct): what the job was, as resolved at submission */
@@ -391,6 +395,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->exit_signal = (int)json_integer_value(json_object_get(rec, "exit_signal"));
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
+    j->restarts = (int)json_integer_value(json_object_get(rec, "restarts"));
     j->cancelled_by = (uid_t)json_integer_value(json_object_get(rec, "cancelled_by"));
     json_t *usage = json_object_get(rec, "usage");
     j->usage = json_is_object(usage) ? json_incref(usage) : NULL;
@@ -429,6 +434,13 @@ static json_t *gpus_json(const struct ctld *c, const struct job *j, int *total_c
 
 static const char *reason_text(const struct job *j)
 {
+    /* held and not-yet-eligible jobs: at once, not at the next pass */
+    if (j->state == JOB_PENDING && j->req.held_admin)
+        return sched_reason_name(SCHED_HELD_ADMIN);
+    if (j->state == JOB_PENDING && j->req.held_user)
+        return sched_reason_name(SCHED_HELD_USER);
+    if (j->state == JOB_PENDING && j->begin_time > ctld_now())
+        return "BeginTime";
     if (j->state == JOB_PENDING)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
@@ -466,6 +478,10 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         json_object_set(o, "usage", j->usage);
     if (j->state == JOB_PENDING)
         json_object_set_new(o, "start_estimate", json_integer(j->start_estimate));
+    json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
+    json_object_set_new(o, "restarts", json_integer(j->restarts));
+    if (j->restarts && !json_object_get(j->spec, "open_mode"))   /* as Slurm: a rerun appends */
+        json_object_set_new(o, "open_mode", json_string("append"));
     free(nl);
     return o;
 }
@@ -496,7 +512,50 @@ void job_requeue(struct ctld *c, struct job *j)
     j->nallocs = 0;
     j->launch = LAUNCH_NONE;
     j->cancel_sent = false;
+    j->requeue_pending = false;
+    j->restarts++;
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     sched_request(c);
+}
+
+int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,
+               size_t errlen)
+{
+    struct parse p = { .err = err, .errlen = errlen };
+    struct job *n = job_parse(c, spec, j->id, &p);
+    if (n)
+        check_feasible(c, &p, n);
+    if (p.failed) {
+        job_destroy(n);
+        *status = p.status;
+        *code = p.code;
+        return -1;
+    }
+    /* n takes the old arrays and strings with it to job_destroy */
+    json_t *spec_old = j->spec;
+    char *name_old = j->name, *gt_old = j->gpu_type;
+    size_t *req_old = j->req_nodes, *exc_old = j->exc_nodes;
+    bool hu = j->req.held_user, ha = j->req.held_admin;
+    j->spec = n->spec;
+    j->name = n->name;
+    j->gpu_type = n->gpu_type;
+    j->req_nodes = n->req_nodes;
+    j->exc_nodes = n->exc_nodes;
+    j->req = n->req;
+    j->req.held_user = hu;
+    j->req.held_admin = ha;
+    j->part = n->part;
+    j->time_limit = n->time_limit;
+    j->begin_time = n->begin_time;
+    j->deadline = n->deadline;
+    j->requeue = n->requeue;
+    j->reason = SCHED_NONE;
+    n->spec = spec_old;
+    n->name = name_old;
+    n->gpu_type = gt_old;
+    n->req_nodes = req_old;
+    n->exc_nodes = exc_old;
+    job_destroy(n);
+    return 0;
 }

@@ -95,7 +95,7 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
     /* Slurm's '*': registered once, silent now */
     snprintf(state, sizeof state, "%s%s%s", state_word(n, &u[i]), n->drain ? "+DRAIN" : "",
              n->registered && !n->responding ? "*" : "");
-    return json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:s, s:i, s:o, s:I,"
+    json_t *o = json_pack("{s:s, s:s, s:i, s:s, s:s, s:i, s:i, s:I, s:I, s:i, s:s, s:i, s:o, s:I,"
                      " s:b, s:s}",
                      "name", cn->name, "addr", cn->addr, "port", cn->port, "state",
                      state, "reason", n->reason ? n->reason : "", "cpus",
@@ -105,6 +105,11 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
                      node_parts(c, cn->name), "last_seen", (json_int_t)n->last_seen,
                      "responding", n->responding || !n->registered, "features",
                      cn->features ? cn->features : "");
+    /* scontrol show node: Reason=... [user@time], Weight= */
+    json_object_set_new(o, "reason_time", json_integer(n->reason_time));
+    json_object_set_new(o, "reason_uid", json_integer((json_int_t)n->reason_uid));
+    json_object_set_new(o, "weight", json_integer(cn->weight));
+    return o;
 }
 
 json_t *part_to_json(const struct ctld *c, size_t i)
@@ -140,6 +145,8 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason)
     n->responding = false;
     free(n->reason);
     n->reason = xstrdup(reason);
+    n->reason_time = ctld_now();
+    n->reason_uid = 0;
     for (size_t i = 0; i < c->njobs; i++) {
         struct job *j = c->jobs[i];
         if (j->state != JOB_RUNNING)
@@ -180,4 +187,6 @@ void node_drain(struct ctld *c, struct node *n, const char *reason)
     n->drain = true;
     free(n->reason);
     n->reason = xstrdup(reason);
+    n->reason_time = ctld_now();
+    n->reason_uid = 0;
 }

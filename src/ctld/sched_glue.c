@@ -130,6 +130,8 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
             run[in->nrunning++] = (struct sched_running){
                 j->id, j->allocs, j->nallocs, j->req.exclusive,
                 j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
+        else if (j->state == JOB_PENDING && j->begin_time > ctld_now())
+            continue;   /* --begin: not eligible yet; job.c shows BeginTime */
         else if (j->state == JOB_PENDING)
             pend[in->npending++] = j->req;
     }

@@ -317,7 +317,7 @@ static void test_bad_cli(void **state)
     BAD("sbatch: error: --array is not supported yet", "--array=1-10");
     BAD("sbatch: error: --array is not supported yet", "-a", "1-10");
     BAD("sbatch: error: --dependency is not supported yet", "-d", "afterok:1");
-    BAD("sbatch: error: --begin is not supported yet", "--begin=now+1hour");
+    BAD("sbatch: error: Invalid --begin specification", "--begin=soon");
     BAD("sbatch: error: Invalid --export specification", "--export=");
 }
 

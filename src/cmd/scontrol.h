@@ -1,0 +1,28 @@
+/*
+ * scontrol: the pieces of the scontrol command shared by its files:
+ * scontrol.c (dispatch, hold/release/requeue/update/ping/reconfigure) and
+ * scontrol_show.c (show job/node/partition/config/hostnames/hostlist in
+ * Slurm's Key=Value layout).
+ */
+#ifndef HERD_CMD_SCONTROL_H
+#define HERD_CMD_SCONTROL_H
+
+#include <stdbool.h>
+
+#define SCONTROL_PROG "scontrol"
+#define HERD_VERSION "0.1.0"
+
+struct scontrol_opts {
+    bool oneliner;         /* -o: one line per record */
+    int details;           /* -d */
+    bool quiet;            /* -Q */
+};
+
+/* `scontrol show ENTITY [ID]`; argv starts after "show". Exit code. */
+int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
+
+/* True when a matches a prefix of at least min characters of word (Slurm
+ * takes unique abbreviations, case-insensitive). */
+bool scontrol_word(const char *a, const char *word, size_t min);
+
+#endif
