@@ -8,6 +8,9 @@
 #include "common/http.h"
 
 /* api_jobs.c */
+struct job;
+/* The job named by the path's {} segment; NULL once an error is answered. */
+struct job *api_path_job(struct http_req *r);
 void api_submit(struct http_req *r);
 void api_list(struct http_req *r);
 void api_show(struct http_req *r);

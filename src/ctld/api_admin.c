@@ -37,14 +37,8 @@ static void answer_ok(void *arg)
  * otherwise NULL, answered. */
 static struct job *own_job(struct http_req *r)
 {
-    struct ctld *c = r->ctx;
-    char *end;
-    const char *s = r->args[0];
-    unsigned long long id = strtoull(s, &end, 10);
-    struct job *j = (*s >= '0' && *s <= '9' && *end == '\0') ? job_find(c, id) : NULL;
-    if (!j)
-        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
-    else if (r->who.uid != 0 && r->who.uid != j->uid) {
+    struct job *j = api_path_job(r);
+    if (j && r->who.uid != 0 && r->who.uid != j->uid) {
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, MSG_DENIED);
         j = NULL;
     }

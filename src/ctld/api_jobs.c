@@ -156,7 +156,7 @@ void api_list(struct http_req *r)
 }
 
 /* The job named by the path, or an answer saying there is none. */
-static struct job *path_job(struct http_req *r)
+struct job *api_path_job(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     char *end;
@@ -171,7 +171,7 @@ static struct job *path_job(struct http_req *r)
 void api_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = path_job(r);
+    struct job *j = api_path_job(r);
     if (!j)
         return;
     json_t *o = job_to_json(c, j);
@@ -196,7 +196,7 @@ static void cancel_answer(void *arg)
 void api_cancel(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = path_job(r);
+    struct job *j = api_path_job(r);
     if (!j)
         return;
     json_t *sigv = json_object_get(r->body, "signal");

@@ -14,9 +14,9 @@ ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 NUMERIC = ["floor", "submit", "parallel", "bulk", "bulk1", "e2e", "e2e_bulk", "latency",
            "latency_total", "rss_0", "rss_100", "perjob_100", "squeue_100", "squeue_o_100",
            "squeue_u_100", "squeue_j_100", "sinfo_100", "rss_400", "squeue_400",
-           "start_first", "start_full", "scancel", "scancel_empty"]
-NOT_YET = {"array": "arrays not implemented", "sacct_j": "sacct not implemented",
-           "scontrol_job_100": "scontrol not implemented"}
+           "start_first", "start_full", "scancel", "scancel_empty", "sacct_j",
+           "scontrol_job_100"]
+NOT_YET = {"array": "arrays not implemented"}
 LIMITS = {"latency": 5000, "squeue_100": 5000, "perjob_100": 10 ** 6, "start_full": 60}
 
 
