@@ -130,6 +130,9 @@ void job_requeue(struct ctld *c, struct job *j);
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,
                size_t errlen);
 int job_state_parse(const char *s);   /* -1 unknown */
+/* Why a pending job may not be considered by a pass at all (holds, --begin,
+ * dependencies); SCHED_NONE when it is eligible. */
+enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int64_t now);
 
 /* node.c */
 void nodes_init(struct ctld *c);

@@ -432,15 +432,24 @@ static json_t *gpus_json(const struct ctld *c, const struct job *j, int *total_c
     return g;
 }
 
-static const char *reason_text(const struct job *j)
+enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int64_t now)
+{
+    (void)c;
+    if (j->req.held_admin)
+        return SCHED_HELD_ADMIN;
+    if (j->req.held_user)
+        return SCHED_HELD_USER;
+    if (j->begin_time > now)
+        return SCHED_BEGIN_TIME;
+    return SCHED_NONE;
+}
+
+static const char *reason_text(const struct ctld *c, const struct job *j)
 {
     /* held and not-yet-eligible jobs: at once, not at the next pass */
-    if (j->state == JOB_PENDING && j->req.held_admin)
-        return sched_reason_name(SCHED_HELD_ADMIN);
-    if (j->state == JOB_PENDING && j->req.held_user)
-        return sched_reason_name(SCHED_HELD_USER);
-    if (j->state == JOB_PENDING && j->begin_time > ctld_now())
-        return "BeginTime";
+    enum sched_reason w = j->state == JOB_PENDING ? job_wait_reason(c, j, ctld_now()) : SCHED_NONE;
+    if (w != SCHED_NONE)
+        return sched_reason_name(w);
     if (j->state == JOB_PENDING)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
@@ -466,7 +475,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         " s:i, s:I, s:b}",
         "job_id", (json_int_t)j->id, "user_id", (int)j->uid, "group_id", (int)j->gid,
         "user_name", j->user_name, "name", j->name, "partition", c->conf->parts[j->part].name,
-        "state", job_state_name(j->state), "reason", reason_text(j), "submit_time",
+        "state", job_state_name(j->state), "reason", reason_text(c, j), "submit_time",
         (json_int_t)j->submit_time, "start_time", (json_int_t)j->start_time, "end_time",
         (json_int_t)j->end_time, "time_limit", (json_int_t)j->time_limit, "node_list", nl,
         "num_nodes", j->nallocs ? (int)j->nallocs : j->req.min_nodes, "num_cpus", cpus,

@@ -122,6 +122,7 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
     in->nparts = c->conf->nparts;
     if (!with_jobs)
         return;
+    int64_t now = ctld_now();
     struct sched_running *run = xcalloc(c->njobs ? c->njobs : 1, sizeof *run);
     struct sched_job *pend = xcalloc(c->njobs ? c->njobs : 1, sizeof *pend);
     for (size_t i = 0; i < c->njobs; i++) {
@@ -130,8 +131,8 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
             run[in->nrunning++] = (struct sched_running){
                 j->id, j->allocs, j->nallocs, j->req.exclusive,
                 j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
-        else if (j->state == JOB_PENDING && j->begin_time > ctld_now())
-            continue;   /* --begin: not eligible yet; job.c shows BeginTime */
+        else if (j->state == JOB_PENDING && job_wait_reason(c, j, now) != SCHED_NONE)
+            continue;   /* held, --begin, dependencies: job.c names the reason */
         else if (j->state == JOB_PENDING)
             pend[in->npending++] = j->req;
     }

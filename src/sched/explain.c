@@ -162,6 +162,15 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
                  j->constraint && *j->constraint ? j->constraint : "",
                  j->constraint && *j->constraint ? ")" : "");
         break;
+    case SCHED_BEGIN_TIME:
+        snprintf(buf, len, "not eligible before its --begin time");
+        break;
+    case SCHED_DEPENDENCY:
+        snprintf(buf, len, "waits for the jobs it depends on (--dependency)");
+        break;
+    case SCHED_DEP_NEVER:
+        snprintf(buf, len, "its dependency can never be satisfied; scancel it or change it");
+        break;
     }
 }
 

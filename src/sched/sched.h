@@ -28,6 +28,10 @@ enum sched_reason {
     SCHED_PART_TIME_LIMIT,         /* "PartitionTimeLimit": limit over MaxTime */
     SCHED_REQ_NODE_NOT_AVAIL,      /* "ReqNodeNotAvail": a -w node is down/drained */
     SCHED_BAD_CONSTRAINTS,         /* "BadConstraints": no node of the partition could ever fit */
+    /* Set by the controller before a pass, never by sched_plan: */
+    SCHED_BEGIN_TIME,              /* "BeginTime": --begin is in the future */
+    SCHED_DEPENDENCY,              /* "Dependency": waits for other jobs */
+    SCHED_DEP_NEVER,               /* "DependencyNeverSatisfied" */
 };
 
 /* Slurm's name for the reason, as squeue prints it ("Resources", ...). */
