@@ -54,7 +54,7 @@ $(SCHED_LIB): $(call obj,$(SCHED_SRC))
 
 $(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -lpthread -lm
 
 $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)

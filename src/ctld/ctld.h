@@ -70,6 +70,8 @@ struct job {
     bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */
     int restarts;          /* times requeued */
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
+    char *reason_text;     /* pending: the last pass's reason in plain words; NULL none */
+    unsigned spec_gen;     /* bumped when the spec changes: a pass planned on the old one */
 };
 
 struct node {
@@ -103,6 +105,9 @@ struct ctld {
     int bf_resolution_s;
     size_t bf_max_job_test;
     struct event *tick_ev;      /* 1 s: node health, purge, launch retries */
+    struct prio *prio;          /* multifactor priority and fair share: prio.h */
+    struct sched_worker *worker;   /* the pass in flight on its own thread: sched_worker.c */
+    bool sched_again;           /* a pass was asked for while one was in flight */
 };
 
 /* job.c */
@@ -159,7 +164,7 @@ void api_register_routes(struct ctld *c);
 int sched_configure(struct ctld *c, char *err, size_t errlen);
 void sched_request(struct ctld *c);              /* a pass soon, coalesced */
 void sched_pass(struct ctld *c);
-void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jobs);
+void sched_input_fill(const struct ctld *c, struct sched_input *in);   /* nodes, partitions */
 void sched_input_free(struct sched_input *in);
 
 /* launch.c */

@@ -94,6 +94,7 @@ void job_destroy(struct job *j)
     free(j->exc_nodes);
     free(j->gpu_type);
     free(j->allocs);
+    free(j->reason_text);
     free(j);
 }
 
@@ -274,7 +275,7 @@ static bool spec_has_script(json_t *spec)
 static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
 {
     struct sched_input in;
-    sched_input_fill(c, &in, false);
+    sched_input_fill(c, &in);
     enum sched_reason r = sched_feasible(&in, &j->req);
     sched_input_free(&in);
     if (r == SCHED_PART_TIME_LIMIT)
@@ -444,6 +445,18 @@ enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int
     return SCHED_NONE;
 }
 
+/* A job the pass skips (held, --begin, dependencies) is explained from its
+ * wait reason now; the others by the last pass. */
+static const char *wait_text(const struct ctld *c, const struct job *j, char *buf, size_t len)
+{
+    enum sched_reason w = job_wait_reason(c, j, ctld_now());
+    if (w == SCHED_NONE)
+        return j->reason_text ? j->reason_text : "";
+    struct sched_input in = { .parts = c->sparts, .nparts = c->conf->nparts };
+    sched_explain(&in, &j->req, w, buf, len);
+    return buf;
+}
+
 static const char *reason_text(const struct ctld *c, const struct job *j)
 {
     /* held and not-yet-eligible jobs: at once, not at the next pass */
@@ -462,6 +475,7 @@ static const char *reason_text(const struct ctld *c, const struct job *j)
 json_t *job_to_json(const struct ctld *c, const struct job *j)
 {
     json_t *o = json_copy(j->spec);   /* shallow: the values are shared, read only */
+    char wbuf[256];
     int cpus = 0;
     char *nl = alloc_nodelist(c, j);
     json_t *gpus = gpus_json(c, j, &cpus);
@@ -485,8 +499,10 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_decref(fields);
     if (j->usage)
         json_object_set(o, "usage", j->usage);
-    if (j->state == JOB_PENDING)
+    if (j->state == JOB_PENDING) {
         json_object_set_new(o, "start_estimate", json_integer(j->start_estimate));
+        json_object_set_new(o, "reason_text", json_string(wait_text(c, j, wbuf, sizeof wbuf)));
+    }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
     if (j->restarts && !json_object_get(j->spec, "open_mode"))   /* as Slurm: a rerun appends */
@@ -560,6 +576,7 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     j->deadline = n->deadline;
     j->requeue = n->requeue;
     j->reason = SCHED_NONE;
+    j->spec_gen++;
     n->spec = spec_old;
     n->name = name_old;
     n->gpu_type = gt_old;

@@ -19,6 +19,8 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
+#include "ctld/sched_snap.h"
 #include "ctld/store.h"
 
 #define NPRIO 3   /* 0 urgent, 1 default (requests), 2 deferred (commit, sched) */
@@ -143,6 +145,8 @@ static void setup(struct ctld *c)
     nodes_init(c);
     build_sparts(c);
     store_load(c->store, c, ctld_now() - cf->min_job_age);
+    if (prio_init(c, err, sizeof err) < 0)
+        fatalx("%s", err);
     nodes_expect_running(c);
     c->sched_ev = event_new(c->base, -1, 0, sched_cb, c);
     event_priority_set(c->sched_ev, NPRIO - 1);
@@ -161,7 +165,9 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
 {
     for (size_t i = 0; i < nsigs; i++)
         event_free(sigs[i]);
+    sched_worker_stop(c);
     http_server_destroy(c->http);
+    prio_destroy(c);
     store_close(c->store);
     event_free(c->sched_ev);
     event_free(c->tick_ev);

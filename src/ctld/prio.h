@@ -5,8 +5,7 @@
  * usage is kept in the store; each pass orders pending jobs by the priority
  * src/sched computes from the factors built here. See docs/scheduling.md.
  *
- * The state is created on first use (the first pass), so start-up needs no
- * call; it lives as long as the process, one controller per process.
+ * The state lives in struct ctld (prio_init at start-up).
  */
 #ifndef HERD_CTLD_PRIO_H
 #define HERD_CTLD_PRIO_H
@@ -65,6 +64,10 @@ struct prio {
 };
 
 /* prio_glue.c */
+/* At start-up: weights, associations (a malformed herd-assoc.conf is an
+ * error naming the line) and stored usage; -1 with err. */
+int prio_init(struct ctld *c, char *err, size_t errlen);
+void prio_destroy(struct ctld *c);
 struct prio *prio_get(const struct ctld *c);
 /* The job's factors and priority now. */
 void prio_job(const struct ctld *c, const struct job *j, int64_t now,
@@ -75,9 +78,6 @@ const char *prio_job_qos(const struct job *j);
 int64_t prio_job_nice(const struct job *j);
 /* Orders pending jobs by priority, highest first, ties by id. */
 void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n);
-/* Sets the job's "reason_text" from a decision of the pass on `in`. */
-void prio_reason_text(const struct ctld *c, const struct sched_input *in, struct job *j,
-                      const struct sched_decision *d, int64_t now);
 
 /* usage.c */
 void usage_init(const struct ctld *c, struct prio *p);   /* billing weights, stored usage */

@@ -17,16 +17,13 @@
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 
-/* One controller per process; struct ctld has no slot for this yet. */
-static struct prio *the_prio;
-
 static void prio_tick(evutil_socket_t fd, short what, void *arg)
 {
     const struct ctld *c = arg;
     (void)fd;
     (void)what;
-    usage_update(c, the_prio, ctld_now());
-    usage_save(c, the_prio);
+    usage_update(c, c->prio, ctld_now());
+    usage_save(c, c->prio);
 }
 
 static char *assoc_path(const struct conf *conf)
@@ -58,21 +55,16 @@ static void prio_weights(const struct ctld *c, struct prio *p)
     p->half_life_s = cf->prio_decay_half_life_min > 0 ? cf->prio_decay_half_life_min * 60 : 0;
 }
 
-struct prio *prio_get(const struct ctld *c)
+int prio_init(struct ctld *c, char *err, size_t errlen)
 {
-    char err[512];
-    if (the_prio)
-        return the_prio;
-    struct prio *p = the_prio = xcalloc(1, sizeof(*p));
+    struct prio *p = c->prio = xcalloc(1, sizeof(*p));
     p->multifactor = strcmp(c->conf->priority_type, "priority/basic") != 0;
     prio_weights(c, p);
     char *path = assoc_path(c->conf);
-    if (assocs_load(&p->as, path, err, sizeof err) < 0) {
-        log_warnx("%s; fair share uses root alone", err);
-        assocs_free(&p->as);
-        assocs_load(&p->as, NULL, err, sizeof err);
-    }
+    int rc = assocs_load(&p->as, path, err, errlen);
     free(path);
+    if (rc < 0)
+        return -1;
     usage_init(c, p);
     if (c->base) {
         int64_t period = c->conf->prio_calc_period_min > 0 ? c->conf->prio_calc_period_min : 5;
@@ -81,7 +73,25 @@ struct prio *prio_get(const struct ctld *c)
         p->tick = event_new(c->base, -1, EV_PERSIST, prio_tick, (void *)c);
         event_add(p->tick, &tv);
     }
-    return p;
+    return 0;
+}
+
+void prio_destroy(struct ctld *c)
+{
+    struct prio *p = c->prio;
+    if (!p)
+        return;
+    if (p->tick)
+        event_free(p->tick);
+    assocs_free(&p->as);
+    free(p->bill);
+    free(p);
+    c->prio = NULL;
+}
+
+struct prio *prio_get(const struct ctld *c)
+{
+    return c->prio;
 }
 
 const char *prio_job_account(const struct ctld *c, const struct job *j)
@@ -169,39 +179,4 @@ void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n)
         pend[i] = copy[rk[i].i];
     free(copy);
     free(rk);
-}
-
-/* "14:20" today, else "2026-05-01T14:20". */
-static void when_text(int64_t t, int64_t now, char *buf, size_t len)
-{
-    time_t tt = (time_t)t, nn = (time_t)now;
-    struct tm a, b;
-    localtime_r(&tt, &a);
-    localtime_r(&nn, &b);
-    strftime(buf, len, a.tm_yday == b.tm_yday && a.tm_year == b.tm_year ? "%H:%M"
-                                                                         : "%Y-%m-%dT%H:%M", &a);
-}
-
-void prio_reason_text(const struct ctld *c, const struct sched_input *in, struct job *j,
-                      const struct sched_decision *d, int64_t now)
-{
-    char text[512], when[32];
-    struct sched_job r = j->req;
-    (void)c;
-    r.constraint = json_string_value(json_object_get(j->spec, "constraint"));
-    sched_explain(in, &r, d->reason, text, sizeof text);
-    size_t o = strlen(text);
-    if ((d->reason == SCHED_RESOURCES || d->reason == SCHED_PRIORITY) && d->start_estimate > now &&
-        d->start_estimate < INT64_MAX / 8 && o < sizeof text) {
-        uint64_t after = sched_explain_waits_for(in, &r, d->start_estimate);
-        when_text(d->start_estimate, now, when, sizeof when);
-        if (after)
-            snprintf(text + o, sizeof text - o, "; expected start %s when job %llu ends", when,
-                     (unsigned long long)after);
-        else
-            snprintf(text + o, sizeof text - o, "; expected start %s", when);
-    }
-    const char *old = json_string_value(json_object_get(j->spec, "reason_text"));
-    if (!old || strcmp(old, text) != 0)
-        json_object_set_new(j->spec, "reason_text", json_string(text));
 }

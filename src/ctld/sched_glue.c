@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
+#include "ctld/sched_snap.h"
 #include "ctld/store.h"
 
 /* One SchedulerParameters option ("key=value"); unknown ones are Slurm's
@@ -107,7 +108,10 @@ static bool node_avail(const struct node *n)
     return n->registered && n->responding && !n->down && !n->drain;
 }
 
-void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jobs)
+/* The nodes and partitions as the core sees them, pointing into the
+ * controller's state: for checks made at once, not for a pass (sched_snap.c
+ * copies what a pass reads). */
+void sched_input_fill(const struct ctld *c, struct sched_input *in)
 {
     memset(in, 0, sizeof *in);
     struct sched_node *nodes = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *nodes);
@@ -120,36 +124,11 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in, bool with_jo
     in->nnodes = c->nnodes;
     in->parts = c->sparts;
     in->nparts = c->conf->nparts;
-    if (!with_jobs)
-        return;
-    int64_t now = ctld_now();
-    struct sched_running *run = xcalloc(c->njobs ? c->njobs : 1, sizeof *run);
-    struct sched_job *pend = xcalloc(c->njobs ? c->njobs : 1, sizeof *pend);
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
-        if (j->state == JOB_RUNNING)
-            run[in->nrunning++] = (struct sched_running){
-                j->id, j->allocs, j->nallocs, j->req.exclusive,
-                j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
-        else if (j->state == JOB_PENDING && job_wait_reason(c, j, now) != SCHED_NONE)
-            continue;   /* held, --begin, dependencies: job.c names the reason */
-        else if (j->state == JOB_PENDING)
-            pend[in->npending++] = j->req;
-    }
-    prio_sort_pending(c, pend, in->npending);
-    in->running = run;
-    in->pending = pend;
-    in->policy = c->policy;
-    in->bf_window_s = c->bf_window_s;
-    in->bf_resolution_s = c->bf_resolution_s;
-    in->bf_max_job_test = c->bf_max_job_test;
 }
 
 void sched_input_free(struct sched_input *in)
 {
     free((void *)in->nodes);
-    free((void *)in->running);
-    free((void *)in->pending);
 }
 
 static void start_job(struct ctld *c, struct job *j, const struct sched_decision *d)
@@ -160,7 +139,8 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     j->nallocs = d->nallocs;
     j->state = JOB_RUNNING;
     j->reason = SCHED_NONE;
-    json_object_del(j->spec, "reason_text");
+    free(j->reason_text);
+    j->reason_text = NULL;
     j->start_time = ctld_now();
     j->launch = LAUNCH_NONE;
     job_save(c, j);
@@ -169,27 +149,68 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     launch_job(c, j);
 }
 
-void sched_pass(struct ctld *c)
+/* Still true now, after the pass planned on a copy: the job is pending,
+ * eligible and as it was specified then, and every node it would get is up. */
+static bool still_valid(struct ctld *c, const struct sched_snap *s, size_t i, struct job *j)
 {
-    c->last_pass_ms = mono_ms();
-    struct sched_input in;
-    struct sched_output out = { 0 };
-    int64_t now = ctld_now();
-    sched_input_fill(c, &in, true);
-    sched_plan(&in, now, &out);
-    for (size_t i = 0; i < out.n; i++) {
-        const struct sched_decision *d = &out.d[i];
+    if (!j || j->state != JOB_PENDING || j->spec_gen != s->gens[i] ||
+        job_wait_reason(c, j, ctld_now()) != SCHED_NONE)
+        return false;
+    const struct sched_decision *d = &s->out.d[i];
+    for (size_t k = 0; d->reason == SCHED_NONE && k < d->nallocs; k++)
+        if (!node_avail(&c->nodes[d->allocs[k].node]))
+            return false;
+    return true;
+}
+
+static void apply(struct ctld *c, struct sched_snap *s)
+{
+    for (size_t i = 0; i < s->out.n && i < s->in.npending; i++) {
+        const struct sched_decision *d = &s->out.d[i];
         struct job *j = job_find(c, d->job_id);
-        if (!j || j->state != JOB_PENDING)
+        if (!still_valid(c, s, i, j)) {
+            c->sched_again |= j && j->state == JOB_PENDING;
             continue;
-        if (d->reason == SCHED_NONE && d->nallocs > 0)
+        }
+        if (d->reason == SCHED_NONE && d->nallocs > 0) {
             start_job(c, j, d);
-        else {
-            j->reason = d->reason;
-            j->start_estimate = d->start_estimate;
-            prio_reason_text(c, &in, j, d, now);
+            continue;
+        }
+        j->reason = d->reason;
+        j->start_estimate = d->start_estimate;
+        if (!j->reason_text || !s->words[i] || strcmp(j->reason_text, s->words[i]) != 0) {
+            free(j->reason_text);
+            j->reason_text = s->words[i];   /* taken from the snapshot */
+            s->words[i] = NULL;
         }
     }
-    sched_output_free(&out);
-    sched_input_free(&in);
+}
+
+static void pass_done(struct ctld *c, struct sched_snap *s)
+{
+    int64_t t0 = mono_ms();
+    apply(c, s);
+    log_debug("pass: %zu pending planned in %lld ms, applied in %lld ms", s->in.npending,
+              (long long)(t0 - c->last_pass_ms), (long long)(mono_ms() - t0));
+    sched_snap_free(s);
+    if (c->sched_again) {
+        c->sched_again = false;
+        sched_request(c);
+    }
+}
+
+/* Takes the snapshot here, plans on the worker thread, applies in
+ * pass_done; a pass asked for while one plans runs after it. */
+void sched_pass(struct ctld *c)
+{
+    if (sched_worker_busy(c)) {
+        c->sched_again = true;
+        return;
+    }
+    c->last_pass_ms = mono_ms();
+    struct sched_snap *s = sched_snap_take(c, ctld_now());
+    if (sched_worker_run(c, s, pass_done) < 0) {
+        sched_snap_free(s);
+        c->sched_again = true;
+    }
 }

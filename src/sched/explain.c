@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "common/xmalloc.h"
 #include "sched/sched_int.h"
@@ -201,4 +202,33 @@ uint64_t sched_explain_waits_for(const struct sched_input *in, const struct sche
     }
     xfree(inpart);
     return best;
+}
+
+/* "14:20" today, else "2026-05-01T14:20". */
+static void when_text(int64_t t, int64_t now, char *buf, size_t len)
+{
+    time_t tt = (time_t)t, nn = (time_t)now;
+    struct tm a, b;
+    localtime_r(&tt, &a);
+    localtime_r(&nn, &b);
+    strftime(buf, len, a.tm_yday == b.tm_yday && a.tm_year == b.tm_year ? "%H:%M"
+                                                                         : "%Y-%m-%dT%H:%M", &a);
+}
+
+void sched_explain_decision(const struct sched_input *in, const struct sched_job *j,
+                            const struct sched_decision *d, int64_t now, char *buf, size_t len)
+{
+    char when[32];
+    sched_explain(in, j, d->reason, buf, len);
+    size_t o = strlen(buf);
+    if ((d->reason != SCHED_RESOURCES && d->reason != SCHED_PRIORITY) || d->start_estimate <= now ||
+        d->start_estimate >= INT64_MAX / 8 || o + 1 >= len)
+        return;
+    uint64_t after = sched_explain_waits_for(in, j, d->start_estimate);
+    when_text(d->start_estimate, now, when, sizeof when);
+    if (after)
+        snprintf(buf + o, len - o, "; expected start %s when job %llu ends", when,
+                 (unsigned long long)after);
+    else
+        snprintf(buf + o, len - o, "; expected start %s", when);
 }

@@ -259,5 +259,9 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
  * at or before `start` on a node of the job's partition; 0 if none. */
 uint64_t sched_explain_waits_for(const struct sched_input *in, const struct sched_job *j,
                                  int64_t start);
+/* The words for a pass's decision on a waiting job: the reason, then the
+ * expected start and the job it waits for when the plan has one. */
+void sched_explain_decision(const struct sched_input *in, const struct sched_job *j,
+                            const struct sched_decision *d, int64_t now, char *buf, size_t len);
 
 #endif

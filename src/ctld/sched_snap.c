@@ -1,0 +1,150 @@
+/*
+ * sched_snap: a copy of everything one scheduling pass reads, owned by the
+ * pass. The pass runs on its own thread (sched_worker.c) while the event loop
+ * goes on changing jobs: a job may end, be cancelled, re-specified or purged
+ * meanwhile, so nothing in the snapshot may point into a job. Node names,
+ * types and features point into the configuration, which lives as long as
+ * the process and is never reshaped.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/xmalloc.h"
+#include "ctld/ctld.h"
+#include "ctld/prio.h"
+#include "ctld/sched_snap.h"
+
+/* The copies of the pending jobs' lists and strings: a few blocks instead
+ * of one allocation per job. */
+struct arena_block {
+    struct arena_block *next;
+    size_t used, cap;
+    max_align_t data[];
+};
+
+#define ARENA_BLOCK (64 * 1024)
+
+static void *arena_dup(struct arena_block **head, const void *p, size_t n)
+{
+    if (!p)
+        return NULL;
+    size_t need = (n + sizeof(max_align_t) - 1) / sizeof(max_align_t) * sizeof(max_align_t);
+    struct arena_block *b = *head;
+    if (!b || b->cap - b->used < need) {
+        size_t cap = need > ARENA_BLOCK ? need : ARENA_BLOCK;
+        b = xmalloc(sizeof *b + cap);
+        b->next = *head;
+        b->used = 0;
+        b->cap = cap;
+        *head = b;
+    }
+    char *dst = (char *)b->data + b->used;
+    memcpy(dst, p, n);
+    b->used += need;
+    return dst;
+}
+
+static const char *arena_str(struct arena_block **head, const char *s)
+{
+    return s ? arena_dup(head, s, strlen(s) + 1) : NULL;
+}
+
+static void copy_job(struct sched_snap *s, struct sched_job *dst, const struct job *j)
+{
+    *dst = j->req;
+    dst->req_nodes = arena_dup(&s->arena, j->req.req_nodes, j->req.nreq_nodes * sizeof(size_t));
+    dst->excl_nodes = arena_dup(&s->arena, j->req.excl_nodes,
+                                j->req.nexcl_nodes * sizeof(size_t));
+    dst->gpu_type = arena_str(&s->arena, j->req.gpu_type);
+    dst->constraint = arena_str(&s->arena, j->req.constraint);
+}
+
+static void copy_running(struct sched_snap *s, const struct ctld *c)
+{
+    size_t nrun = 0, nallocs = 0;
+    for (size_t i = 0; i < c->njobs; i++)
+        if (c->jobs[i]->state == JOB_RUNNING) {
+            nrun++;
+            nallocs += c->jobs[i]->nallocs;
+        }
+    struct sched_running *run = xcalloc(nrun ? nrun : 1, sizeof *run);
+    s->allocs = xcalloc(nallocs ? nallocs : 1, sizeof *s->allocs);
+    size_t r = 0, a = 0;
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        if (j->state != JOB_RUNNING)
+            continue;
+        memcpy(s->allocs + a, j->allocs, j->nallocs * sizeof *s->allocs);
+        run[r++] = (struct sched_running){
+            j->id, s->allocs + a, j->nallocs, j->req.exclusive,
+            j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
+        a += j->nallocs;
+    }
+    s->in.running = run;
+    s->in.nrunning = nrun;
+}
+
+/* The pending jobs the pass may start, in priority order, each with the
+ * spec generation it was planned on. */
+static void copy_pending(struct sched_snap *s, const struct ctld *c)
+{
+    struct sched_job *pend = xcalloc(c->njobs ? c->njobs : 1, sizeof *pend);
+    size_t n = 0;
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        if (j->state == JOB_PENDING && job_wait_reason(c, j, s->now) == SCHED_NONE)
+            pend[n++] = j->req;   /* shallow until sorted */
+    }
+    prio_sort_pending(c, pend, n);
+    s->gens = xcalloc(n ? n : 1, sizeof *s->gens);
+    for (size_t i = 0; i < n; i++) {
+        const struct job *j = job_find((struct ctld *)c, pend[i].job_id);
+        s->gens[i] = j->spec_gen;
+        copy_job(s, &pend[i], j);
+    }
+    s->in.pending = pend;
+    s->in.npending = n;
+}
+
+struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now)
+{
+    struct sched_snap *s = xcalloc(1, sizeof *s);
+    s->now = now;
+    sched_input_fill(c, &s->in);
+    size_t np = c->conf->nparts;
+    s->parts = xcalloc(np ? np : 1, sizeof *s->parts);
+    memcpy(s->parts, c->sparts, np * sizeof *s->parts);   /* State and MaxTime may change */
+    s->in.parts = s->parts;
+    copy_running(s, c);
+    copy_pending(s, c);
+    s->in.policy = c->policy;
+    s->in.bf_window_s = c->bf_window_s;
+    s->in.bf_resolution_s = c->bf_resolution_s;
+    s->in.bf_max_job_test = c->bf_max_job_test;
+    return s;
+}
+
+void sched_snap_free(struct sched_snap *s)
+{
+    if (!s)
+        return;
+    while (s->arena) {
+        struct arena_block *next = s->arena->next;
+        free(s->arena);
+        s->arena = next;
+    }
+    free((void *)s->in.nodes);
+    free((void *)s->in.running);
+    free((void *)s->in.pending);
+    free(s->parts);
+    free(s->allocs);
+    free(s->gens);
+    if (s->words)
+        for (size_t i = 0; i < s->out.n; i++)
+            free(s->words[i]);
+    free(s->words);
+    sched_output_free(&s->out);
+    free(s);
+}

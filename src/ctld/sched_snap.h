@@ -1,0 +1,40 @@
+/*
+ * sched_snap, sched_worker: one scheduling pass, planned on a private copy
+ * of the controller's state by a thread of its own, then applied by the event
+ * loop (sched_glue.c). While it plans, the loop keeps answering everyone;
+ * at most one pass is in flight, and a pass asked for meanwhile follows it.
+ */
+#ifndef HERD_CTLD_SCHED_SNAP_H
+#define HERD_CTLD_SCHED_SNAP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "sched/sched.h"
+
+struct ctld;
+struct arena_block;
+
+struct sched_snap {
+    struct sched_input in;     /* every pointer owned here or by the configuration */
+    int64_t now;
+    unsigned *gens;            /* per pending job: its spec_gen when copied */
+    struct sched_part *parts;
+    struct sched_alloc *allocs;    /* the running jobs' allocations */
+    struct arena_block *arena;
+    /* filled by the worker thread */
+    struct sched_output out;
+    char **words;              /* per decision: its reason in plain words; NULL none */
+};
+
+struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now);
+void sched_snap_free(struct sched_snap *s);
+
+/* sched_worker.c. `done` runs on the event loop with the planned snapshot,
+ * which it then owns. Returns -1 if a pass is already in flight. */
+int sched_worker_run(struct ctld *c, struct sched_snap *s,
+                     void (*done)(struct ctld *, struct sched_snap *));
+bool sched_worker_busy(const struct ctld *c);
+void sched_worker_stop(struct ctld *c);    /* waits for a pass in flight, drops it */
+
+#endif
