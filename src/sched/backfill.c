@@ -45,7 +45,7 @@ struct bf_defer {
     int64_t dur;                   /* the order: predicted run */
 };
 
-static int64_t job_dur(const struct sched_input *in, const struct sched_job *j)
+int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j)
 {
     int64_t d;
 
@@ -148,7 +148,7 @@ static bool bf_depth_left(struct bf *b)
  * blocked of its partition). */
 static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_decision *d)
 {
-    int64_t t = b->model.plan(b->model.m, j, job_dur(b->in, j), true, d);
+    int64_t t = b->model.plan(b->model.m, j, sched_job_dur(b->in, j), true, d);
 
     if (t >= 0)
         b->gen++;
@@ -206,8 +206,9 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
     qsort(df, n, sizeof(*df), defer_cmp);
     for (size_t k = 0; k < n; k++) {
         struct sched_decision *d = &out->d[df[k].i];
+        const struct sched_job *j = &b->in->pending[df[k].i];
         if (bf_depth_left(b))
-            bf_try_now(b, &b->in->pending[df[k].i], job_dur(b->in, &b->in->pending[df[k].i]), d);
+            bf_try_now(b, j, sched_job_dur(b->in, j), d);
         else
             d->reason = SCHED_PRIORITY;
     }
@@ -230,10 +231,10 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
             d->reason = SCHED_PRIORITY;
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
-        df[*ndf].dur = j->predict_s > 0 ? j->predict_s : job_dur(b->in, j);
+        df[*ndf].dur = j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
         (*ndf)++;
     } else if (bf_depth_left(b)) {
-        bf_try_now(b, j, job_dur(b->in, j), d);
+        bf_try_now(b, j, sched_job_dur(b->in, j), d);
     } else {
         d->reason = SCHED_PRIORITY;
     }

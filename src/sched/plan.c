@@ -100,15 +100,16 @@ void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *
     }
     if (in->policy != SCHED_POLICY_FIFO) {
         sched_backfill(in, now, out);
-        return;
+    } else {
+        plan_init(&p, in);
+        for (size_t i = 0; i < in->npending; i++) {
+            out->d[i].reason = plan_job(&p, &in->pending[i], &out->d[i]);
+            if (out->d[i].reason == SCHED_NONE)
+                out->d[i].start_estimate = now;
+        }
+        plan_fini(&p);
     }
-    plan_init(&p, in);
-    for (size_t i = 0; i < in->npending; i++) {
-        out->d[i].reason = plan_job(&p, &in->pending[i], &out->d[i]);
-        if (out->d[i].reason == SCHED_NONE)
-            out->d[i].start_estimate = now;
-    }
-    plan_fini(&p);
+    sched_estimate_rest(in, now, out);
 }
 
 void sched_output_free(struct sched_output *out)

@@ -137,6 +137,8 @@ struct sched_decision {
     struct sched_alloc *allocs;    /* owned by the output; first is where the batch script runs */
     size_t nallocs;
     int64_t start_estimate;        /* now if it starts; planned start; -1 unknown */
+    bool forecast;                 /* start_estimate is a forecast (estimate.c), not a
+                                      reservation the plan keeps */
 };
 
 struct sched_output {

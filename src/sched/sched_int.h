@@ -138,5 +138,10 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
 
 /* The pass with planning ahead (every policy but FIFO). */
 void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out);
+/* The run time a job is planned with: its estimate, else its time limit,
+ * else its partition's MaxTime, else SCHED_FOREVER. */
+int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j);
+/* Start estimates for the waiting jobs the plan gave none (estimate.c). */
+void sched_estimate_rest(const struct sched_input *in, int64_t now, struct sched_output *out);
 
 #endif

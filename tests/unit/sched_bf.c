@@ -103,7 +103,9 @@ static void check_easy(struct cl *c, int64_t j2_estimate)
     assert_int_equal(D(c, 0)->reason, SCHED_RESOURCES);
     assert_int_equal(D(c, 0)->start_estimate, 100);
     assert_int_equal(D(c, 1)->reason, SCHED_PRIORITY);
-    assert_int_equal(D(c, 1)->start_estimate, j2_estimate);
+    /* EASY reserves for J1 alone; J2 gets a forecast: after J1, at 200 */
+    assert_int_equal(D(c, 1)->start_estimate, j2_estimate < 0 ? 200 : j2_estimate);
+    assert_int_equal(D(c, 1)->forecast, j2_estimate < 0);
     assert_int_equal(D(c, 2)->reason, SCHED_NONE);
     assert_int_equal(D(c, 2)->start_estimate, 0);
     assert_int_equal(D(c, 2)->nallocs, 2);
@@ -161,10 +163,15 @@ static void test_fifo_unchanged(void **state)
     (void)state;
     easy_scenario(c, SCHED_POLICY_FIFO, 0);
     assert_int_equal(D(c, 0)->reason, SCHED_RESOURCES);
-    for (size_t i = 1; i < 4; i++) {
+    for (size_t i = 1; i < 4; i++)
         assert_int_equal(D(c, i)->reason, SCHED_PRIORITY);
-        assert_int_equal(D(c, i)->start_estimate, -1);
-    }
+    /* No reservations, but every job a forecast: J0 takes all 4 nodes when
+     * the running job ends at 100, the others follow when it ends at 200. */
+    assert_int_equal(D(c, 0)->start_estimate, 100);
+    for (size_t i = 0; i < 4; i++)
+        assert_true(D(c, i)->forecast);
+    for (size_t i = 1; i < 4; i++)
+        assert_int_equal(D(c, i)->start_estimate, 200);
     sched_output_free(&c->out);
     test_free(c);
 }
@@ -222,7 +229,8 @@ static void test_window_and_depth(void **state)
     c->in.bf_window_s = 150;         /* J1 at 100 fits in it, J2 at 200 does not */
     cl_plan(c, 0);
     assert_int_equal(D(c, 0)->start_estimate, 100);
-    assert_int_equal(D(c, 1)->start_estimate, -1);
+    assert_false(D(c, 0)->forecast);
+    assert_true(D(c, 1)->forecast);   /* no reservation past the window, a forecast */
     assert_int_equal(D(c, 2)->reason, SCHED_NONE);
     c->in.bf_window_s = 0;
     c->in.bf_max_job_test = 1;       /* J2 is tested, J3 and J4 are not */
@@ -298,7 +306,7 @@ static void rp_promise(struct cl *c, struct rp_job *j, const struct sched_decisi
 {
     bool pool = c->nodes[0].gpus == 0;
 
-    if (d->start_estimate < 0 || (!pool && d->reason != SCHED_RESOURCES))
+    if (d->start_estimate < 0 || d->forecast || (!pool && d->reason != SCHED_RESOURCES))
         return;
     if (j->promised < 0) {
         j->promised = d->start_estimate;
