@@ -17,6 +17,10 @@ void api_show(struct http_req *r);
 void api_cancel(struct http_req *r);
 void api_ping(struct http_req *r);
 
+/* api_diag.c (sdiag) */
+void api_diag(struct http_req *r);
+void api_diag_reset(struct http_req *r);
+
 /* api_acct.c */
 void api_accounting(struct http_req *r);
 

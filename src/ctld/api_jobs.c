@@ -92,6 +92,7 @@ void api_submit(struct http_req *r)
     struct submitted *s = xmalloc(sizeof *s);
     *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);
+    c->stats.submitted += json_is_array(many) ? json_array_size(many) : 1;
     sched_request(c);
 }
 

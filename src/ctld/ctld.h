@@ -86,6 +86,16 @@ struct node {
     uid_t reason_uid;
 };
 
+/* What sdiag shows: counters since start-up, pass times in microseconds. */
+struct ctld_stats {
+    int64_t since;
+    uint64_t submitted, started, completed, canceled, failed;
+    uint64_t cycles;
+    int64_t cycle_last_us, cycle_max_us, cycle_sum_us;
+    uint64_t depth_sum;        /* pending jobs planned, over all passes */
+    size_t queue_len;          /* pending jobs the last pass planned */
+};
+
 struct ctld {
     struct conf *conf;
     struct event_base *base;
@@ -100,14 +110,19 @@ struct ctld {
     size_t **spart_nodes;
     struct event *sched_ev;     /* coalesced scheduling pass */
     int64_t last_pass_ms;       /* monotonic start of the last pass */
+    int64_t pass_start_us;      /* the same, finer: for the pass's time in sdiag */
     enum sched_policy policy;   /* from SchedulerType / SchedulerParameters */
     int64_t bf_window_s;
     int bf_resolution_s;
     size_t bf_max_job_test;
+    int bf_interval_s;          /* a pass at least this often (bf_interval) */
+    int64_t last_tick_s;        /* the health tick's last look at the queue */
+    int64_t last_periodic_s;    /* the last pass asked for by bf_interval */
     struct event *tick_ev;      /* 1 s: node health, purge, launch retries */
     struct prio *prio;          /* multifactor priority and fair share: prio.h */
     struct sched_worker *worker;   /* the pass in flight on its own thread: sched_worker.c */
     bool sched_again;           /* a pass was asked for while one was in flight */
+    struct ctld_stats stats;
 };
 
 /* job.c */
@@ -164,6 +179,8 @@ void api_register_routes(struct ctld *c);
 int sched_configure(struct ctld *c, char *err, size_t errlen);
 void sched_request(struct ctld *c);              /* a pass soon, coalesced */
 void sched_pass(struct ctld *c);
+/* Every second: a pass when bf_interval is due or a --begin time came. */
+void sched_tick(struct ctld *c, int64_t now);
 void sched_input_fill(const struct ctld *c, struct sched_input *in);   /* nodes, partitions */
 void sched_input_free(struct sched_input *in);
 

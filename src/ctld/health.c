@@ -38,14 +38,6 @@ static void purge_jobs(struct ctld *c, int64_t now)
     c->njobs = keep;
 }
 
-static bool any_pending(const struct ctld *c)
-{
-    for (size_t i = 0; i < c->njobs; i++)
-        if (c->jobs[i]->state == JOB_PENDING)
-            return true;
-    return false;
-}
-
 static void tick(evutil_socket_t fd, short what, void *arg)
 {
     struct ctld *c = arg;
@@ -54,8 +46,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     (void)what;
     check_nodes(c, now);
     purge_jobs(c, now);
-    if (any_pending(c))
-        sched_request(c);
+    sched_tick(c, now);
 }
 
 void health_start(struct ctld *c)

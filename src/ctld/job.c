@@ -525,6 +525,12 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     j->reason = SCHED_NONE;
     /* allocs stay: they say where it ran; only running jobs hold resources */
     job_save(c, j);
+    if (st == JOB_COMPLETED)
+        c->stats.completed++;
+    else if (st == JOB_CANCELLED)
+        c->stats.canceled++;
+    else
+        c->stats.failed++;
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
     sched_request(c);

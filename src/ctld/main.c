@@ -142,6 +142,7 @@ static void setup(struct ctld *c)
     free(db);
     if (!c->store)
         fatalx("state database: %s", err);
+    c->stats.since = ctld_now();
     nodes_init(c);
     build_sparts(c);
     store_load(c->store, c, ctld_now() - cf->min_job_age);

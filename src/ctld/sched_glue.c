@@ -43,6 +43,11 @@ static int sched_param(struct ctld *c, const char *opt, char *err, size_t errlen
             c->bf_window_s = (int64_t)n * 60;   /* minutes, as Slurm */
             return 0;
         }
+    } else if (klen == 11 && strncmp(opt, "bf_interval", klen) == 0) {
+        if (num_ok && n > 0) {
+            c->bf_interval_s = (int)n;
+            return 0;
+        }
     } else if (klen == 13 && strncmp(opt, "bf_resolution", klen) == 0) {
         if (num_ok) {
             c->bf_resolution_s = (int)n;
@@ -69,6 +74,7 @@ int sched_configure(struct ctld *c, char *err, size_t errlen)
     }
     c->bf_window_s = 1440 * 60;
     c->bf_resolution_s = 60;
+    c->bf_interval_s = 30;
     char *params = xstrdup(c->conf->sched_params ? c->conf->sched_params : "");
     char *save = NULL;
     int rc = 0;
@@ -82,12 +88,18 @@ int sched_configure(struct ctld *c, char *err, size_t errlen)
 /* At most one pass per SCHED_MIN_GAP_MS: under a stream of submissions or
  * cancels, each pass then covers many of them instead of one. */
 #define SCHED_MIN_GAP_MS 20
+#define SCHED_SLOW_MS 500
 
-static int64_t mono_ms(void)
+static int64_t mono_us(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t mono_ms(void)
+{
+    return mono_us() / 1000;
 }
 
 void sched_request(struct ctld *c)
@@ -101,6 +113,27 @@ void sched_request(struct ctld *c)
     }
     struct timeval tv = { 0, (suseconds_t)(wait * 1000) };
     event_add(c->sched_ev, &tv);
+}
+
+/* Submissions, ends, cancels and node changes ask for a pass themselves;
+ * time alone changes priorities (age), forecasts and --begin, so a pass
+ * follows every bf_interval, and the second a --begin time comes. */
+void sched_tick(struct ctld *c, int64_t now)
+{
+    bool due = now - c->last_periodic_s >= c->bf_interval_s, pending = false;
+    for (size_t i = 0; i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        if (j->state != JOB_PENDING)
+            continue;
+        pending = true;
+        if (j->begin_time > c->last_tick_s && j->begin_time <= now)
+            due = true;
+    }
+    c->last_tick_s = now;
+    if (due && pending) {
+        c->last_periodic_s = now;
+        sched_request(c);
+    }
 }
 
 static bool node_avail(const struct node *n)
@@ -143,6 +176,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     j->reason_text = NULL;
     j->start_time = ctld_now();
     j->launch = LAUNCH_NONE;
+    c->stats.started++;
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,
              c->conf->nodes[j->allocs[0].node].name);
@@ -186,12 +220,28 @@ static void apply(struct ctld *c, struct sched_snap *s)
     }
 }
 
+static void pass_stats(struct ctld *c, const struct sched_snap *s, int64_t us)
+{
+    struct ctld_stats *st = &c->stats;
+    st->cycles++;
+    st->cycle_last_us = us;
+    st->cycle_sum_us += us;
+    if (us > st->cycle_max_us)
+        st->cycle_max_us = us;
+    st->queue_len = s->in.npending;
+    st->depth_sum += s->in.npending;
+}
+
 static void pass_done(struct ctld *c, struct sched_snap *s)
 {
-    int64_t t0 = mono_ms();
+    int64_t t0 = mono_us();
     apply(c, s);
-    log_debug("pass: %zu pending planned in %lld ms, applied in %lld ms", s->in.npending,
-              (long long)(t0 - c->last_pass_ms), (long long)(mono_ms() - t0));
+    int64_t planned = t0 - c->pass_start_us, applied = mono_us() - t0;
+    pass_stats(c, s, planned + applied);
+    /* a slow pass is worth an operator's notice; the others are routine */
+    if (planned + applied >= SCHED_SLOW_MS * 1000)
+        log_info("pass: %zu pending planned in %lld ms, applied in %lld ms", s->in.npending,
+                 (long long)planned / 1000, (long long)applied / 1000);
     sched_snap_free(s);
     if (c->sched_again) {
         c->sched_again = false;
@@ -207,7 +257,8 @@ void sched_pass(struct ctld *c)
         c->sched_again = true;
         return;
     }
-    c->last_pass_ms = mono_ms();
+    c->pass_start_us = mono_us();
+    c->last_pass_ms = c->pass_start_us / 1000;
     struct sched_snap *s = sched_snap_take(c, ctld_now());
     if (sched_worker_run(c, s, pass_done) < 0) {
         sched_snap_free(s);

@@ -113,6 +113,9 @@ def test_squeue_start(pcluster, queue):
     t = time.mktime(time.strptime(first[5], "%Y-%m-%dT%H:%M:%S"))
     assert time.time() - 5 <= t <= time.time() + 180, out
     assert first[8] == "(Resources)", out
+    # every pending job has an expected start, in the order they will run
+    starts = [time.mktime(time.strptime(l.split()[5], "%Y-%m-%dT%H:%M:%S")) for l in out[1:]]
+    assert starts == sorted(starts) and starts[-1] > starts[0], out
     j = c.api_job(queue["high"])
     assert "needs 2 GPUs" in j["reason_text"] and "expected start" in j["reason_text"], j
     assert f"when job {queue['block']} ends" in j["reason_text"], j
