@@ -167,13 +167,15 @@ static int state_is_final(const char *state)
     return 1;
 }
 
-/* --wait: polls until the job ends; its exit code (128+signal) is ours. */
+/* --wait: the controller answers GET .../wait when the job ends (or after
+ * its timeout, with the job still live: then we ask again). Its exit code
+ * (128+signal) is ours. */
 static int job_wait(json_int_t job_id)
 {
-    char path[64], err[256];
-    struct timespec delay = { 0, 200 * 1000 * 1000 };
+    char path[96], err[256];
+    struct timespec pause = { 1, 0 };
 
-    snprintf(path, sizeof(path), "/v1/jobs/%lld", (long long)job_id);
+    snprintf(path, sizeof(path), "/v1/jobs/%lld/wait?until=end&timeout=50", (long long)job_id);
     for (;;) {
         json_t *resp = NULL, *job;
         int status = client_call(PROG, "GET", path, NULL, &resp, err, sizeof(err));
@@ -196,9 +198,8 @@ static int job_wait(json_int_t job_id)
             fprintf(stderr, PROG ": error: Job %lld is no longer known\n", (long long)job_id);
             return 1;
         }
-        nanosleep(&delay, NULL);
-        if (delay.tv_sec < 2)
-            delay = (struct timespec){ 2, 0 };
+        if (status < 0)
+            nanosleep(&pause, NULL);   /* controller away (restarting): try again */
     }
 }
 

@@ -13,6 +13,7 @@ static const struct http_route routes[] = {
     { "POST", "/v1/jobs", api_submit, HTTP_ROLE_USER },
     { "GET", "/v1/jobs", api_list, HTTP_ROLE_USER },
     { "GET", "/v1/jobs/{}", api_show, HTTP_ROLE_USER },
+    { "GET", "/v1/jobs/{}/wait", api_job_wait, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/cancel", api_cancel, HTTP_ROLE_USER },
     { "GET", "/v1/nodes", api_nodes, HTTP_ROLE_USER },
     { "GET", "/v1/partitions", api_partitions, HTTP_ROLE_USER },

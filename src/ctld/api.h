@@ -17,6 +17,9 @@ void api_show(struct http_req *r);
 void api_cancel(struct http_req *r);
 void api_ping(struct http_req *r);
 
+/* api_wait.c: answers when a job ends or starts (sbatch --wait) */
+void api_job_wait(struct http_req *r);
+
 /* api_diag.c (sdiag) */
 void api_diag(struct http_req *r);
 void api_diag_reset(struct http_req *r);

@@ -123,6 +123,7 @@ struct ctld {
     struct sched_worker *worker;   /* the pass in flight on its own thread: sched_worker.c */
     bool sched_again;           /* a pass was asked for while one was in flight */
     struct ctld_stats stats;
+    struct waiter *waiters;     /* GET /v1/jobs/{id}/wait in progress: api_wait.c */
 };
 
 /* job.c */
@@ -170,6 +171,10 @@ json_t *part_to_json(const struct ctld *c, size_t i);
 void node_mark_down(struct ctld *c, struct node *n, const char *reason);
 void nodes_expect_running(struct ctld *c);
 void node_drain(struct ctld *c, struct node *n, const char *reason);
+
+/* api_wait.c: the waiters of a job whose state changed get their answer */
+void api_wait_notify(struct ctld *c, uint64_t job_id);
+void api_wait_free_all(struct ctld *c);
 
 /* api_jobs.c, api_nodes.c: route handlers */
 void api_register_routes(struct ctld *c);

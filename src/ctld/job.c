@@ -548,6 +548,7 @@ void job_requeue(struct ctld *c, struct job *j)
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     sched_request(c);
+    api_wait_notify(c, j->id);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,

@@ -167,6 +167,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     for (size_t i = 0; i < nsigs; i++)
         event_free(sigs[i]);
     sched_worker_stop(c);
+    api_wait_free_all(c);
     http_server_destroy(c->http);
     prio_destroy(c);
     store_close(c->store);

@@ -181,6 +181,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     log_info("job %llu starts on %s", (unsigned long long)j->id,
              c->conf->nodes[j->allocs[0].node].name);
     launch_job(c, j);
+    api_wait_notify(c, j->id);
 }
 
 /* Still true now, after the pass planned on a copy: the job is pending,
