@@ -4,10 +4,12 @@
  * its first argument: `herd up`, `herd down`, `herd squeue ...`.
  */
 #include <libgen.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmds.h"
+#include "cmd/version.h"
 #include "sim/sim.h"
 
 struct herd_cmd {
@@ -45,8 +47,25 @@ static int herd_usage(FILE *out)
     fprintf(out, "Usage: herd COMMAND [ARGS...]\n\nCommands:\n");
     for (const struct herd_cmd *c = herd_cmds; c->name; c++)
         fprintf(out, "  %-8s %s\n", c->name, c->help);
-    fprintf(out, "\nsbatch, squeue, sinfo and scancel are also links to herd.\n");
+    fprintf(out, "\nThe Slurm commands above are also links to herd.\n");
     return out == stdout ? 0 : 1;
+}
+
+/* `CMD -V` / `CMD --version` as the whole command line, as Slurm prints it. */
+static bool version_asked(int argc, char **argv)
+{
+    return argc == 2 && (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"));
+}
+
+static int run_cmd(const struct herd_cmd *c, int argc, char **argv)
+{
+    argv[0] = (char *)c->name;
+    if (version_asked(argc, argv) && strcmp(c->name, "up") && strcmp(c->name, "down") &&
+        strcmp(c->name, "sim")) {
+        printf("slurm %s\n", SLURM_COMPAT_VERSION);
+        return 0;
+    }
+    return c->fn(argc, argv);
 }
 
 /* argv[0] becomes the command's bare name, so that getopt's messages read
@@ -55,18 +74,19 @@ int main(int argc, char **argv)
 {
     char *self = basename(argv[0]);
     const struct herd_cmd *c = herd_find(self);
-    if (c && strcmp(c->name, "up") && strcmp(c->name, "down")) {
-        argv[0] = (char *)c->name;
-        return c->fn(argc, argv);
-    }
+    if (c && strcmp(c->name, "up") && strcmp(c->name, "down"))
+        return run_cmd(c, argc, argv);
     if (argc < 2)
         return herd_usage(stderr);
     if (!strcmp(argv[1], "help") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))
         return herd_usage(stdout);
+    if (version_asked(argc, argv)) {
+        printf("herd %s (speaks slurm %s)\n", HERD_VERSION, SLURM_COMPAT_VERSION);
+        return 0;
+    }
     if (!(c = herd_find(argv[1]))) {
         fprintf(stderr, "herd: unknown command '%s'\n", argv[1]);
         return herd_usage(stderr);
     }
-    argv[1] = (char *)c->name;
-    return c->fn(argc - 1, argv + 1);
+    return run_cmd(c, argc - 1, argv + 1);
 }

@@ -16,6 +16,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/scontrol.h"
+#include "cmd/version.h"
 #include "common/conf.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
@@ -278,7 +279,7 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
     if (scontrol_word(w, "reconfigure", 3))
         return post("/v1/reconfigure", NULL, NULL, "slurm_reconfigure error");
     if (scontrol_word(w, "version", 1)) {
-        printf("slurm %s (herd)\n", HERD_VERSION);
+        printf("slurm %s\n", SLURM_COMPAT_VERSION);
         return 0;
     }
     if (scontrol_word(w, "help", 1)) {
@@ -307,7 +308,7 @@ int cmd_scontrol(int argc, char **argv)
         case 'd': o.details++; break;
         case 'Q': o.quiet = true; break;
         case 'v': break;
-        case 'V': printf("slurm %s (herd)\n", HERD_VERSION); return 0;
+        case 'V': printf("slurm %s\n", SLURM_COMPAT_VERSION); return 0;
         case 'h': scontrol_usage(stdout); return 0;
         default: fprintf(stderr, "Try \"scontrol --help\" for more information\n"); return 1;
         }

@@ -10,7 +10,6 @@
 #include <stdbool.h>
 
 #define SCONTROL_PROG "scontrol"
-#define HERD_VERSION "0.1.0"
 
 struct scontrol_opts {
     bool oneliner;         /* -o: one line per record */

@@ -16,6 +16,7 @@
 #include "cmd/client.h"
 #include "cmd/cmdutil.h"
 #include "cmd/scontrol.h"
+#include "cmd/version.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
@@ -391,7 +392,7 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("Gres=%s", g);
     nl();
     printf("NodeAddr=%s NodeHostName=%s Version=%s", sget(n, "addr"), sget(n, "name"),
-           HERD_VERSION);
+           SLURM_COMPAT_VERSION);
     nl();
     printf("OS=%s %s", u.sysname, u.release);
     nl();
@@ -560,7 +561,7 @@ static int show_config(void)
     conf_kv("SchedulerType", c->sched_type);
     conf_kv("SelectType", c->select_type);
     conf_kv("SLURM_CONF", c->path);
-    conf_kv("SLURM_VERSION", HERD_VERSION);
+    conf_kv("SLURM_VERSION", SLURM_COMPAT_VERSION);
     conf_kv("SlurmctldHost[0]", host);
     conf_kv("SlurmctldLogFile", c->log_file_ctld);
     conf_kvi("SlurmctldPort", c->ctld_port, "");
