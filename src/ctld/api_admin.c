@@ -358,11 +358,12 @@ static void node_apply(struct ctld *c, struct node *n, enum node_op op, const ch
         n->reason_uid = uid;
         n->reason_time = ctld_now();
     }
+    nodes_save_state(c);
 }
 
 /* POST /v1/nodes/update {"nodes": "node[1-2]", "state": "DRAIN" | "DOWN" |
- * "RESUME" | "IDLE" | "UNDRAIN", "reason": "..."} (root). Node states live in
- * memory: a restart of herdctld starts from slurm.conf's. */
+ * "RESUME" | "IDLE" | "UNDRAIN", "reason": "..."} (root). DRAIN and DOWN
+ * are kept across a restart of herdctld (node_state.c). */
 void api_node_update(struct http_req *r)
 {
     struct ctld *c = r->ctx;

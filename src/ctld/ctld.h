@@ -171,6 +171,9 @@ json_t *part_to_json(const struct ctld *c, size_t i);
 void node_mark_down(struct ctld *c, struct node *n, const char *reason);
 void nodes_expect_running(struct ctld *c);
 void node_drain(struct ctld *c, struct node *n, const char *reason);
+/* node_state.c: DRAIN and admin DOWN survive a restart */
+void nodes_save_state(struct ctld *c);
+void nodes_load_state(struct ctld *c);
 
 /* api_wait.c: the waiters of a job whose state changed get their answer */
 void api_wait_notify(struct ctld *c, uint64_t job_id);

@@ -144,6 +144,7 @@ static void setup(struct ctld *c)
         fatalx("state database: %s", err);
     c->stats.since = ctld_now();
     nodes_init(c);
+    nodes_load_state(c);
     build_sparts(c);
     store_load(c->store, c, ctld_now() - cf->min_job_age);
     if (prio_init(c, err, sizeof err) < 0)

@@ -182,11 +182,11 @@ void nodes_expect_running(struct ctld *c)
 /* A node whose prolog failed takes no more work until an admin resumes it. */
 void node_drain(struct ctld *c, struct node *n, const char *reason)
 {
-    (void)c;
     log_warnx("node %s drained: %s", n->conf->name, reason);
     n->drain = true;
     free(n->reason);
     n->reason = xstrdup(reason);
     n->reason_time = ctld_now();
     n->reason_uid = 0;
+    nodes_save_state(c);
 }

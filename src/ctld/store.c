@@ -392,25 +392,29 @@ int store_acct_query(struct store *s, const struct store_acct_filter *f, store_a
     return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
-/* ---- fair-share usage: one JSON document (ctld/usage.c) ---- */
+/* ---- documents: small state kept whole, one JSON text per key ("fairshare"
+ * for usage.c, "nodes" for admin node states). The table's name is older
+ * than its second use. ---- */
 
-static const char *sql_usage_table =
+static const char *sql_docs_table =
     "CREATE TABLE IF NOT EXISTS usage (key TEXT PRIMARY KEY, doc TEXT NOT NULL)";
 
-void store_usage_save(struct store *s, json_t *doc)
+void store_doc_save(struct store *s, const char *key, json_t *doc)
 {
     txn_touch(s);
-    exec_or_die(s, sql_usage_table);
-    sqlite3_stmt *st = prepare(s, "INSERT OR REPLACE INTO usage (key, doc) VALUES ('fairshare', ?)");
-    sqlite3_bind_text(st, 1, json_dumps(doc, JSON_COMPACT), -1, free);
+    exec_or_die(s, sql_docs_table);
+    sqlite3_stmt *st = prepare(s, "INSERT OR REPLACE INTO usage (key, doc) VALUES (?, ?)");
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
+    sqlite3_bind_text(st, 2, json_dumps(doc, JSON_COMPACT), -1, free);
     step_or_die(s, st);
     sqlite3_finalize(st);
 }
 
-json_t *store_usage_load(struct store *s)
+json_t *store_doc_load(struct store *s, const char *key)
 {
-    exec_or_die(s, sql_usage_table);
-    sqlite3_stmt *st = prepare(s, "SELECT doc FROM usage WHERE key = 'fairshare'");
+    exec_or_die(s, sql_docs_table);
+    sqlite3_stmt *st = prepare(s, "SELECT doc FROM usage WHERE key = ?");
+    sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     json_t *doc = NULL;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
         doc = json_loads((const char *)sqlite3_column_text(st, 0), 0, NULL);

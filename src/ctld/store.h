@@ -60,9 +60,10 @@ void store_after_commit(struct store *s, store_cb cb, void *arg);
  * and skipped. */
 void store_load(struct store *s, struct ctld *c, int64_t since);
 
-/* Fair-share usage, one JSON document (ctld/usage.c); load gives NULL if
- * none was saved. Saving joins the open transaction. */
-void store_usage_save(struct store *s, json_t *doc);
-json_t *store_usage_load(struct store *s);
+/* Small state kept as one JSON document per key ("fairshare": usage.c,
+ * "nodes": admin node states); load gives NULL if none was saved. Saving
+ * joins the open transaction; doc is borrowed. */
+void store_doc_save(struct store *s, const char *key, json_t *doc);
+json_t *store_doc_load(struct store *s, const char *key);
 
 #endif

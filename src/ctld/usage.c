@@ -70,7 +70,7 @@ void usage_init(const struct ctld *c, struct prio *p)
         }
     }
     const char *reset = c->conf->prio_usage_reset;
-    json_t *doc = c->store ? store_usage_load(c->store) : NULL;
+    json_t *doc = c->store ? store_doc_load(c->store, "fairshare") : NULL;
     if (doc && !(reset && !strcasecmp(reset, "NOW")))
         load_doc(c, p, doc);
     json_decref(doc);
@@ -163,6 +163,6 @@ void usage_save(const struct ctld *c, struct prio *p)
     }
     json_t *doc = json_pack("{s:I, s:o}", "last", (json_int_t)p->last, "usage", u);
     if (c->store)
-        store_usage_save(c->store, doc);
+        store_doc_save(c->store, "fairshare", doc);
     json_decref(doc);
 }

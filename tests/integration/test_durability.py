@@ -71,3 +71,17 @@ def test_job_ending_while_controller_down(dcluster, workdir):
     c.up()
     c.wait_state(failed, "FAILED", timeout=30)
     assert c.api_job(failed)["exit_code"] == 7
+
+
+def test_drained_node_stays_drained_after_restart(dcluster):
+    c = dcluster
+    c.run(["scontrol", "update", "NodeName=node1", "State=DRAIN", "Reason=bad disk"])
+    kill_controller(c)
+    c.up()
+    out = c.run(["scontrol", "show", "node", "node1"]).stdout
+    assert "Reason=bad disk" in out and "DRAIN" in out, out
+    c.run(["scontrol", "update", "NodeName=node1", "State=RESUME"])
+    kill_controller(c)
+    c.up()
+    assert "Reason=" not in c.run(["scontrol", "show", "node", "node1"]).stdout
+    wait_for(lambda: "idle" in c.run(["sinfo", "-h", "-o", "%T"]).stdout, 20, "node1 idle")
