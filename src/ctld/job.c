@@ -534,6 +534,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
     sched_request(c);
+    api_wait_notify(c, j->id);
 }
 
 void job_requeue(struct ctld *c, struct job *j)
@@ -548,7 +549,6 @@ void job_requeue(struct ctld *c, struct job *j)
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     sched_request(c);
-    api_wait_notify(c, j->id);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,
