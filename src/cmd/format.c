@@ -2,6 +2,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "common/xmalloc.h"
 
@@ -146,4 +147,59 @@ void fmt_print_row(FILE *out, const struct fmt *f, const void *rec, const void *
         fputs(c->text, out);
     }
     fputc('\n', out);
+}
+
+static const struct fmt_name *fmt_find_name(const struct fmt_name *names, const char *name,
+                                            size_t len)
+{
+    for (; names->name; names++)
+        if (strlen(names->name) == len && !strncasecmp(names->name, name, len))
+            return names;
+    return NULL;
+}
+
+/* One "Name[:[.][size][suffix]]" of n bytes at p; false for an unknown name. */
+static bool fmt_parse_long_field(struct fmt *f, const char *p, size_t n,
+                                 const struct fmt_code *codes, const struct fmt_name *names,
+                                 const char *prog, const char *what)
+{
+    const char *colon = memchr(p, ':', n);
+    size_t len = colon ? (size_t)(colon - p) : n;
+    const struct fmt_name *name = fmt_find_name(names, p, len);
+    const struct fmt_code *code = name ? fmt_find(codes, name->code) : NULL;
+    if (!code) {
+        fprintf(stderr, "%s: error: Invalid %s format specification: %.*s\n", prog, what,
+                (int)len, p);
+        return false;
+    }
+    struct fmt_col *c = fmt_add_col(f);
+    c->code = code;
+    c->width = FMT_LONG_WIDTH;
+    if (!colon)
+        return true;
+    const char *q = colon + 1, *end = p + n;
+    if (q < end && *q == '.') {
+        c->right = true;
+        q++;
+    }
+    c->width = 0;
+    while (q < end && *q >= '0' && *q <= '9')
+        c->width = c->width * 10 + (*q++ - '0');
+    fmt_add_text(c, q, (size_t)(end - q));
+    return true;
+}
+
+struct fmt *fmt_parse_long(const char *spec, const struct fmt_code *codes,
+                           const struct fmt_name *names, const char *prog, const char *what)
+{
+    struct fmt *f = xcalloc(1, sizeof *f);
+    for (const char *p = spec; *p;) {
+        size_t n = strcspn(p, ",");
+        if (n && !fmt_parse_long_field(f, p, n, codes, names, prog, what)) {
+            fmt_destroy(f);
+            return NULL;
+        }
+        p += n + (p[n] == ',');
+    }
+    return f;
 }

@@ -4,6 +4,8 @@
  * for most fields, truncates), "%#X" (a width the command computes from the
  * data, as sinfo's %#P) and "%%" (a literal '%'). Each command supplies a
  * table of its codes: header, value function and whether values are cut.
+ * The "-O" form names fields instead: "Name[:[.][size][suffix]],...", each
+ * name mapped to one of the codes by a second table.
  */
 #ifndef HERD_FORMAT_H
 #define HERD_FORMAT_H
@@ -49,6 +51,20 @@ struct fmt {
  * as literal text, as Slurm does. Never NULL. */
 struct fmt *fmt_parse(const char *spec, const struct fmt_code *codes, const char *prog,
                       const char *what);
+
+/* A "-O" field name and the code it prints (names match in any case). */
+struct fmt_name {
+    const char *name;
+    char code;
+};
+
+/* Slurm's width for a "-O" field given without one. */
+#define FMT_LONG_WIDTH 20
+
+/* Parses a "-O" spec. An unknown name prints "PROG: error: Invalid WHAT
+ * format specification: NAME" and gives NULL: the command then exits 1. */
+struct fmt *fmt_parse_long(const char *spec, const struct fmt_code *codes,
+                           const struct fmt_name *names, const char *prog, const char *what);
 void fmt_destroy(struct fmt *f);                   /* NULL is a no-op */
 
 bool fmt_has(const struct fmt *f, char code);

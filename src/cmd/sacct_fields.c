@@ -349,6 +349,21 @@ static char *f_job_id(const struct sacct_row *r, const struct sacct_ctx *x)
     return xasprintf("%llu%s", (unsigned long long)r->id, step_suffix(r));
 }
 
+/* JobID: an array's task as "123_4", its tasks never started as
+ * "123_[4-15%8]"; JobIDRaw stays the job's own id. */
+static char *f_job_id_array(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    int64_t array_id = jget_int(r->rec, "array_job_id", 0);
+    const json_t *task = json_object_get(r->rec, "array_task_id");
+    const char *pending = jget_str(r->rec, "array_task_str", NULL);
+    if (array_id > 0 && json_is_integer(task))
+        return xasprintf("%lld_%lld%s", (long long)array_id, (long long)json_integer_value(task),
+                         step_suffix(r));
+    if (array_id > 0 && pending)
+        return xasprintf("%lld_[%s]%s", (long long)array_id, pending, step_suffix(r));
+    return f_job_id(r, x);
+}
+
 static char *f_job_name(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
@@ -554,7 +569,7 @@ const struct sacct_field sacct_fields[] = {
     {"ExitCode", 8, 0, f_exit_code},
     {"GID", 6, NUM, f_gid},
     {"Group", 9, 0, f_group},
-    {"JobID", -12, 0, f_job_id},
+    {"JobID", -12, 0, f_job_id_array},
     {"JobIDRaw", -12, 0, f_job_id},
     {"JobName", 10, 0, f_job_name},
     {"MaxRSS", 10, 0, f_max_rss},

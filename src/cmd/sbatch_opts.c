@@ -16,6 +16,7 @@
 #include "cmd/begintime.h"
 #include "cmd/sbatch_opts.h"
 #include "common/rlimits.h"
+#include "common/taskset.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
@@ -309,6 +310,23 @@ static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *
     return 0;
 }
 
+/* --array: its syntax is checked here, as Slurm's sbatch does. */
+static int set_array(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                     char *err, size_t errlen)
+{
+    int throttle;
+    char why[64];
+    struct taskset *t = taskset_parse(arg, &throttle, why, sizeof why);
+
+    (void)d;
+    if (t == NULL)
+        return fail(err, errlen, "Invalid job array specification");
+    taskset_free(t);
+    xfree(o->array);
+    o->array = xstrdup(arg);
+    return 0;
+}
+
 /* Options users rely on for ordering; ignoring them would run jobs too early. */
 static int set_unsupported(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                            char *err, size_t errlen)
@@ -358,7 +376,7 @@ static const struct opt_def opt_table[] = {
     { "begin", required_argument, 'b', set_when, F(begin_time), 0 },
     { "deadline", required_argument, 0, set_when, F(deadline), 0 },
     { "wckey", required_argument, 0, set_str, F(wckey), 0 },
-    { "array", required_argument, 'a', set_unsupported, 0, 0 },
+    { "array", required_argument, 'a', set_array, 0, 0 },
     { "wait", no_argument, 'W', set_flag, F(wait), 1 },
     { "quiet", no_argument, 'Q', set_flag, F(quiet), 1 },
     { "verbose", no_argument, 'v', set_count, F(verbose), 0 },
@@ -392,6 +410,7 @@ void sbatch_opts_free(struct sbatch_opts *o)
     }
     xfree(o->open_mode);
     xfree(o->gpu_type);
+    xfree(o->array);
 }
 
 static int opt_val(size_t i)
@@ -788,6 +807,7 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "mail_user", o->mail_user);
     json_set_str(j, "nice", o->nice);
     json_set_str(j, "wckey", o->wckey);
+    json_set_str(j, "array", o->array);
     if (o->begin_time)
         json_object_set_new(j, "begin_time", json_integer(o->begin_time));
     if (o->deadline)

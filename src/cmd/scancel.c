@@ -62,6 +62,29 @@ static int scancel_signal(const char *s)
     return 0;
 }
 
+/* "123_4" or "123_[1-3,7]": an array's tasks. Into base the array's id,
+ * into tasks the task list; false when s is no such form. */
+static bool array_task_id(const char *s, char *base, size_t blen, char *tasks, size_t tlen)
+{
+    const char *us = strchr(s, '_');
+    if (!us || (size_t)(us - s) >= blen)
+        return false;
+    snprintf(base, blen, "%.*s", (int)(us - s), s);
+    const char *t = us + 1;
+    size_t n = strlen(t);
+    if (n > 2 && t[0] == '[' && t[n - 1] == ']')
+        snprintf(tasks, tlen, "%.*s", (int)(n - 2), t + 1);
+    else
+        snprintf(tasks, tlen, "%s", t);
+    return cmd_parse_job_id(base) && tasks[0] >= '0' && tasks[0] <= '9' && !strchr(tasks, '%');
+}
+
+static bool valid_job_id(const char *s)
+{
+    char base[24], tasks[256];
+    return cmd_parse_job_id(s) || array_task_id(s, base, sizeof base, tasks, sizeof tasks);
+}
+
 static int scancel_option(struct scancel_opts *o, int c)
 {
     static char me[24];
@@ -106,10 +129,16 @@ static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
     while ((c = getopt_long(argc, argv, "bfn:p:s:t:u:v", scancel_options, NULL)) != -1)
         if (scancel_option(o, c) < 0)
             return -1;
-    for (; optind < argc; optind++)
-        strlist_split(&o->ids, argv[optind]);
+    for (; optind < argc; optind++) {
+        if (strchr(argv[optind], '[')) {   /* 123_[1,3]: its commas are the array's */
+            o->ids.items = xrealloc(o->ids.items, (o->ids.n + 1) * sizeof *o->ids.items);
+            o->ids.items[o->ids.n++] = xstrdup(argv[optind]);
+        } else {
+            strlist_split(&o->ids, argv[optind]);
+        }
+    }
     for (size_t i = 0; i < o->ids.n; i++) {
-        if (!cmd_parse_job_id(o->ids.items[i])) {
+        if (!valid_job_id(o->ids.items[i])) {
             cmd_error(PROG, "Invalid job id %s", o->ids.items[i]);
             return -1;
         }
@@ -170,8 +199,12 @@ static int scancel_select(struct scancel_opts *o)
 
 static int scancel_one(const struct scancel_opts *o, const char *id)
 {
-    char err[256], path[64];
+    char err[256], path[64], base[24], tasks[256];
     json_t *body = json_object(), *answer;
+    if (array_task_id(id, base, sizeof base, tasks, sizeof tasks))
+        json_object_set_new(body, "array_tasks", json_string(tasks));
+    else
+        snprintf(base, sizeof base, "%s", id);
     if (o->signal)
         json_object_set_new(body, "signal", json_integer(o->signal));
     if (o->signal && o->batch)
@@ -180,7 +213,7 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
     else if (o->verbose)
         fprintf(stderr, "scancel: Terminating job %s\n", id);
-    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", id);
+    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", base);
     int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
     json_decref(body);
     if (status != 200)

@@ -324,7 +324,15 @@ static void job_io(const json_t *j)
 
 static void job_print(const struct scontrol_opts *o, const json_t *j)
 {
-    printf("JobId=%lld JobName=%s", (long long)jget_int(j, "job_id", 0), jget_str(j, "name", ""));
+    printf("JobId=%lld ", (long long)jget_int(j, "job_id", 0));
+    const json_t *task = json_object_get(j, "array_task_id");
+    if (jget_int(j, "array_job_id", 0) > 0 && json_is_integer(task))
+        printf("ArrayJobId=%lld ArrayTaskId=%lld ", (long long)jget_int(j, "array_job_id", 0),
+               (long long)json_integer_value(task));
+    else if (jget_int(j, "array_job_id", 0) > 0)   /* the pending tasks, "5-15%8" */
+        printf("ArrayJobId=%lld ArrayTaskId=%s ", (long long)jget_int(j, "array_job_id", 0),
+               jget_str(j, "array_task_str", ""));
+    printf("JobName=%s", jget_str(j, "name", ""));
     nl();
     job_who(j);
     job_status(o, j);

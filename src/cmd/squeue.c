@@ -17,18 +17,22 @@
 
 #define PROG "squeue"
 
-enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE, OPT_START };
+enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE, OPT_START, OPT_JSON, OPT_NOCONVERT };
 
 static const struct option squeue_options[] = {
     {"all", no_argument, NULL, 'a'},
+    {"array", no_argument, NULL, 'r'},
     {"format", required_argument, NULL, 'o'},
+    {"Format", required_argument, NULL, 'O'},
     {"help", no_argument, NULL, OPT_HELP},
     {"jobs", optional_argument, NULL, 'j'},
+    {"json", no_argument, NULL, OPT_JSON},
     {"long", no_argument, NULL, 'l'},
     {"me", no_argument, NULL, OPT_ME},
     {"name", required_argument, NULL, 'n'},
     {"nodelist", required_argument, NULL, 'w'},
     {"nodes", required_argument, NULL, 'w'},
+    {"noconvert", no_argument, NULL, OPT_NOCONVERT},
     {"noheader", no_argument, NULL, 'h'},
     {"partition", required_argument, NULL, 'p'},
     {"partitions", required_argument, NULL, 'p'},
@@ -43,8 +47,9 @@ static const struct option squeue_options[] = {
 
 static void squeue_usage(void)
 {
-    printf("Usage: squeue [-a] [-h] [-l] [-j jobs] [-n names] [-o format] [-p partitions]\n"
-           "              [-t states] [-u users] [--me] [--start] [-w nodes] [-v]\n");
+    printf("Usage: squeue [-a] [-h] [-l] [-r] [-j jobs] [-n names] [-o format] [-O fields]\n"
+           "              [-p partitions] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
+           "              [--json] [--noconvert] [-v]\n");
 }
 
 static int squeue_add_users(struct squeue_opts *o, const char *csv)
@@ -110,6 +115,10 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
     case 'h': o->noheader = true; return 0;
     case 'l': o->long_list = true; return 0;
     case 'o': o->format = optarg; return 0;
+    case 'O': o->long_format = optarg; return 0;
+    case 'r': o->array = true; return 0;
+    case OPT_JSON: o->json = true; return 0;
+    case OPT_NOCONVERT: o->noconvert = true; return 0;
     case 'n': strlist_split(&o->names, optarg); return 0;
     case 'p': strlist_split(&o->parts, optarg); return 0;
     case 't': return squeue_add_states(o, optarg);
@@ -144,7 +153,7 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     bool jobs_flag = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ahj::ln:o:p:t:u:vw:", squeue_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rt:u:vw:", squeue_options, NULL)) != -1)
         if (squeue_option(o, c, &jobs_flag) < 0)
             return -1;
     if (optind < argc && jobs_flag && squeue_add_jobs(o, argv[optind++]) < 0)
@@ -156,6 +165,13 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     }
     if (o->start && !o->states.n && !o->all_states)
         strlist_split(&o->states, "PENDING");   /* --start means -t PENDING, as in Slurm */
+    /* a -O naming an unknown field fails before the controller is asked */
+    struct fmt *f = o->long_format ? fmt_parse_long(o->long_format, squeue_codes, squeue_names,
+                                                    PROG, "job")
+                                   : NULL;
+    if (o->long_format && !f)
+        return -1;
+    fmt_destroy(f);
     if (o->long_list && o->format) {
         fprintf(stderr, "squeue: fatal: Options -o(--format) and -l(--long) are mutually "
                         "exclusive. Please remove one and retry.\n");
@@ -218,8 +234,9 @@ int cmd_squeue(int argc, char **argv)
     json_t *answer = NULL;
     int rc = 1;
     if (squeue_parse(argc, argv, &o) == 0 && squeue_fetch(&o, &answer) == 0) {
-        squeue_print(stdout, answer, &o, PROG);
-        rc = 0;
+        if (o.json)
+            squeue_print_json(stdout, answer, &o);
+        rc = o.json ? 0 : squeue_print(stdout, answer, &o, PROG) < 0;
     }
     json_decref(answer);
     squeue_opts_clear(&o);

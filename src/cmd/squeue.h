@@ -34,6 +34,16 @@ struct squeue_opts {
     size_t nuids;
     bool users_given;          /* -u was given (even if none of its names exist) */
     struct hostlist *nodes;    /* -w */
+    const char *long_format;   /* -O */
+    bool array;                /* -r: one line per array task */
+    bool noconvert;            /* --noconvert: memory in MB as given */
+    bool json;                 /* --json */
+};
+
+/* What the field functions get as ctx besides the job. */
+struct squeue_ctx {
+    int64_t now;
+    bool noconvert;
 };
 
 void squeue_opts_clear(struct squeue_opts *o);
@@ -41,11 +51,26 @@ void squeue_opts_clear(struct squeue_opts *o);
 /* Whether a job passes the filters. */
 bool squeue_job_matches(const json_t *job, const struct squeue_opts *o);
 
-/* Prints the answer of GET /v1/jobs as squeue does. */
-void squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
-                  const char *prog);
+/* Prints the answer of GET /v1/jobs as squeue does; -1 (after saying why)
+ * for a -O naming an unknown field. */
+int squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
+                 const char *prog);
 
-/* The job format codes (squeue_fields.c); ctx is a const int64_t *now. */
+/* The job format codes and the -O names for them (squeue_fields.c); ctx
+ * is a const struct squeue_ctx *. */
 extern const struct fmt_code squeue_codes[];
+extern const struct fmt_name squeue_names[];
+
+/* The id as Slurm's %i prints it: "123", an array task "123_4", a pending
+ * array's record "123_[4-15%8]". Caller frees. */
+char *squeue_job_id_str(const json_t *job);
+
+/* -r: the jobs of answer's "jobs", with each pending array record split
+ * into one record per task. Caller decrefs. */
+json_t *squeue_expand_arrays(const json_t *jobs);
+
+/* --json: the jobs that pass o's filters, in the shape of Slurm's
+ * data_parser, written job by job (squeue_json.c). */
+void squeue_print_json(FILE *out, const json_t *answer, const struct squeue_opts *o);
 
 #endif

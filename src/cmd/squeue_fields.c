@@ -13,6 +13,10 @@
 #include "common/xmalloc.h"
 
 #define UNUSED __attribute__((unused))
+/* Codes of the fields only -O names; not characters -o can be given. */
+#define CODE_EXIT_CODE '\x01'
+#define CODE_RESTARTS '\x02'
+
 #define FIELD(fn) \
     static char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut)
 
@@ -57,7 +61,37 @@ static char *time_field(int64_t t)
     return xstrdup(buf);
 }
 
-FIELD(f_job_id) { return int_field(rec, "job_id"); }
+char *squeue_job_id_str(const json_t *job)
+{
+    int64_t array_id = jget_int(job, "array_job_id", 0);
+    const char *tasks = jget_str(job, "array_task_str", NULL);
+    const json_t *task = json_object_get(job, "array_task_id");
+    if (array_id > 0 && tasks && *tasks)
+        return xasprintf("%lld_[%s]", (long long)array_id, tasks);
+    if (array_id > 0 && json_is_integer(task))
+        return xasprintf("%lld_%lld", (long long)array_id, (long long)json_integer_value(task));
+    return int_field(job, "job_id");
+}
+
+FIELD(f_job_id) { return squeue_job_id_str(rec); }
+FIELD(f_job_id_plain) { return int_field(rec, "job_id"); }
+
+FIELD(f_array_job_id)
+{
+    int64_t id = jget_int(rec, "array_job_id", 0);
+    return id > 0 ? xasprintf("%lld", (long long)id) : int_field(rec, "job_id");
+}
+
+FIELD(f_array_task_id)
+{
+    const char *tasks = jget_str(rec, "array_task_str", NULL);
+    const json_t *task = json_object_get(rec, "array_task_id");
+    if (tasks && *tasks)
+        return xstrdup(tasks);
+    if (jget_int(rec, "array_job_id", 0) > 0 && json_is_integer(task))
+        return xasprintf("%lld", (long long)json_integer_value(task));
+    return xstrdup("N/A");
+}
 FIELD(f_partition) { return xstrdup(jget_str(rec, "partition", "")); }
 FIELD(f_name) { return xstrdup(jget_str(rec, "name", "")); }
 FIELD(f_uid) { return int_field(rec, "user_id"); }
@@ -86,6 +120,39 @@ FIELD(f_start)
     return time_field(t > 0 && t < INT64_MAX / 8 ? t : 0);
 }
 FIELD(f_sched_nodes) { return str_or_null(rec, "sched_nodes"); }
+FIELD(f_qos) { return xstrdup(jget_str(rec, "qos", "normal")); }
+FIELD(f_nice) { return xstrdup(jget_str(rec, "nice", "0")); }
+FIELD(f_dependency) { return str_or_null(rec, "dependency"); }
+FIELD(f_wckey) { return str_or_null(rec, "wckey"); }
+FIELD(f_features) { return str_or_null(rec, "constraint"); }
+FIELD(f_reservation) { return xstrdup("(null)"); }
+FIELD(f_contiguous) { return xstrdup("0"); }
+FIELD(f_oversubscribe) { return xstrdup(jget_bool(rec, "exclusive", false) ? "NO" : "OK"); }
+FIELD(f_restarts) { return int_field(rec, "restarts"); }
+
+FIELD(f_exit_code)
+{
+    return xasprintf("%lld:%lld", (long long)jget_int(rec, "exit_code", 0),
+                     (long long)jget_int(rec, "exit_signal", 0));
+}
+
+/* Slurm's convert_num_unit with CONVERT_NUM_UNIT_EXACT: MB up to the
+ * largest unit that divides the value; --noconvert keeps MB. */
+FIELD(f_min_memory)
+{
+    static const char units[] = "MGTP";
+    int64_t mb = jget_int(rec, "mem_per_node_mb", 0);
+    if (mb <= 0)
+        mb = jget_int(rec, "mem_per_cpu_mb", 0);
+    if (mb <= 0)
+        return xstrdup("0");
+    int u = 0;
+    while (!((const struct squeue_ctx *)ctx)->noconvert && u < 3 && mb % 1024 == 0) {
+        mb /= 1024;
+        u++;
+    }
+    return xasprintf("%lld%c", (long long)mb, units[u]);
+}
 
 FIELD(f_user)
 {
@@ -117,7 +184,7 @@ FIELD(f_priority_frac)
 FIELD(f_time_used)
 {
     char buf[64];
-    timefmt_elapsed(job_time_used(rec, *(const int64_t *)ctx), buf, sizeof buf);
+    timefmt_elapsed(job_time_used(rec, ((const struct squeue_ctx *)ctx)->now), buf, sizeof buf);
     return xstrdup(buf);
 }
 
@@ -134,7 +201,7 @@ FIELD(f_time_left)
     int64_t limit = jget_int(rec, "time_limit", TIME_INFINITE);
     if (limit == TIME_INFINITE)
         return xstrdup("UNLIMITED");
-    timefmt_elapsed(limit * 60 - job_time_used(rec, *(const int64_t *)ctx), buf, sizeof buf);
+    timefmt_elapsed(limit * 60 - job_time_used(rec, ((const struct squeue_ctx *)ctx)->now), buf, sizeof buf);
     return xstrdup(buf);
 }
 
@@ -143,7 +210,7 @@ FIELD(f_time_left)
 FIELD(f_end)
 {
     int64_t end = jget_int(rec, "end_time", 0), limit = jget_int(rec, "time_limit", -1);
-    int64_t start = jget_int(rec, "start_time", 0), now = *(const int64_t *)ctx;
+    int64_t start = jget_int(rec, "start_time", 0), now = ((const struct squeue_ctx *)ctx)->now;
     bool running = job_is(rec, "RUNNING") || job_is(rec, "SUSPENDED");
     if (running && end == 0 && start && limit != TIME_INFINITE)
         end = start + limit * 60;
@@ -183,14 +250,18 @@ FIELD(f_exec_host)
 }
 
 const struct fmt_code squeue_codes[] = {
-    {'A', "JOBID", 0, f_job_id},
+    {'A', "JOBID", 0, f_job_id_plain},
     {'B', "EXEC_HOST", 0, f_exec_host},
     {'C', "CPUS", 0, f_cpus},
     {'D', "NODES", 0, f_nodes},
+    {'E', "DEPENDENCY", 0, f_dependency},
+    {'F', "ARRAY_JOB_ID", 0, f_array_job_id},
     {'G', "GROUP", 0, f_gid},
+    {'K', "ARRAY_TASK_ID", 0, f_array_task_id},
     {'L', "TIME_LEFT", FMT_NOCUT, f_time_left},
     {'M', "TIME", FMT_NOCUT, f_time_used},
     {'N', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, f_node_list},
+    {'O', "CONTIGUOUS", 0, f_contiguous},
     {'P', "PARTITION", 0, f_partition},
     {'Q', "PRIORITY", 0, f_priority},
     {'R', "NODELIST(REASON)", FMT_NOCUT | FMT_NOCUT_HEADER, f_reason_list},
@@ -204,17 +275,43 @@ const struct fmt_code squeue_codes[] = {
     {'b', "TRES_PER_NODE", 0, f_tres_per_node},
     {'c', "MIN_CPUS", 0, f_min_cpus},
     {'e', "END_TIME", 0, f_end},
+    {'f', "FEATURES", 0, f_features},
     {'g', "GROUP", 0, f_group},
+    {'h', "OVER_SUBSCRIBE", 0, f_oversubscribe},
     {'i', "JOBID", 0, f_job_id},
     {'j', "NAME", 0, f_name},
     {'k', "COMMENT", 0, f_comment},
     {'l', "TIME_LIMIT", FMT_NOCUT, f_time_limit},
+    {'m', "MIN_MEMORY", 0, f_min_memory},
     {'n', "REQ_NODES", 0, f_req_nodes},
     {'o', "COMMAND", 0, f_command},
     {'p', "PRIORITY", 0, f_priority_frac},
+    {'q', "QOS", 0, f_qos},
     {'r', "REASON", 0, f_reason},
     {'t', "ST", 0, f_state_short},
     {'u', "USER", 0, f_user},
+    {'v', "RESERVATION", 0, f_reservation},
+    {'w', "WCKEY", 0, f_wckey},
     {'x', "EXC_NODES", 0, f_exc_nodes},
+    {'y', "NICE", 0, f_nice},
+    /* -O only: no letter in Slurm's -o */
+    {CODE_EXIT_CODE, "EXIT_CODE", 0, f_exit_code},
+    {CODE_RESTARTS, "RESTARTCNT", 0, f_restarts},
     {0, NULL, 0, NULL},
+};
+
+const struct fmt_name squeue_names[] = {
+    {"Account", 'a'}, {"ArrayJobID", 'F'}, {"ArrayTaskID", 'K'}, {"BatchHost", 'B'},
+    {"Command", 'o'}, {"Comment", 'k'}, {"Contiguous", 'O'}, {"Dependency", 'E'},
+    {"EndTime", 'e'}, {"exit_code", CODE_EXIT_CODE}, {"Feature", 'f'}, {"GroupID", 'G'},
+    {"GroupName", 'g'}, {"JobArrayID", 'i'}, {"JobID", 'A'}, {"MinCpus", 'c'},
+    {"MinMemory", 'm'}, {"Name", 'j'}, {"Nice", 'y'}, {"NodeList", 'N'}, {"NumCPUs", 'C'},
+    {"NumNodes", 'D'}, {"OverSubscribe", 'h'}, {"Partition", 'P'}, {"Priority", 'p'},
+    {"PriorityLong", 'Q'}, {"QOS", 'q'}, {"Reason", 'r'}, {"ReasonList", 'R'},
+    {"ReqNodes", 'n'}, {"ExcNodes", 'x'}, {"Reservation", 'v'}, {"RestartCnt", CODE_RESTARTS},
+    {"SchedNodes", 'Y'}, {"StartTime", 'S'}, {"State", 'T'}, {"StateCompact", 't'},
+    {"SubmitTime", 'V'}, {"TimeLeft", 'L'}, {"TimeLimit", 'l'}, {"TimeUsed", 'M'},
+    {"tres-per-node", 'b'}, {"Gres", 'b'}, {"UserID", 'U'}, {"UserName", 'u'},
+    {"WCKey", 'w'}, {"WorkDir", 'Z'},
+    {NULL, 0},
 };

@@ -42,9 +42,11 @@ static bool squeue_job_of_users(const json_t *job, const struct squeue_opts *o)
 bool squeue_job_matches(const json_t *job, const struct squeue_opts *o)
 {
     const char *state = jget_str(job, "state", "");
-    char id[24];
+    char id[24], array_id[24];
     snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
-    if (o->jobs.n && !strlist_has(&o->jobs, id, false))
+    snprintf(array_id, sizeof array_id, "%lld", (long long)jget_int(job, "array_job_id", 0));
+    /* an array's id names all its tasks, as in Slurm */
+    if (o->jobs.n && !strlist_has(&o->jobs, id, false) && !strlist_has(&o->jobs, array_id, false))
         return false;
     if (o->states.n && !o->all_states && !strlist_has(&o->states, state, true))
         return false;
@@ -76,6 +78,10 @@ static int squeue_cmp(const void *a, const void *b)
     if (px != py)
         return px > py ? -1 : 1;
     int64_t ix = jget_int(x, "job_id", 0), iy = jget_int(y, "job_id", 0);
+    if (ix != iy)
+        return (ix > iy) - (ix < iy);
+    ix = jget_int(x, "array_task_id", 0);
+    iy = jget_int(y, "array_task_id", 0);
     return (ix > iy) - (ix < iy);
 }
 
@@ -106,16 +112,26 @@ static void squeue_print_date(FILE *out, int64_t now)
     fprintf(out, "%s\n", buf);
 }
 
-void squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
-                  const char *prog)
+static struct fmt *squeue_format(const struct squeue_opts *o, const char *prog)
 {
+    if (o->long_format)
+        return fmt_parse_long(o->long_format, squeue_codes, squeue_names, prog, "job");
     const char *spec = o->format      ? o->format
                        : o->start     ? SQUEUE_FORMAT_START
                        : o->long_list ? SQUEUE_FORMAT_LONG
                                       : SQUEUE_FORMAT;
-    struct fmt *f = fmt_parse(spec, squeue_codes, prog, "job");
-    const json_t *jobs = json_object_get(answer, "jobs");
-    int64_t now = jget_int(answer, "now", (int64_t)time(NULL));
+    return fmt_parse(spec, squeue_codes, prog, "job");
+}
+
+int squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
+                 const char *prog)
+{
+    struct fmt *f = squeue_format(o, prog);
+    if (!f)
+        return -1;
+    json_t *jobs = o->array ? squeue_expand_arrays(json_object_get(answer, "jobs"))
+                            : json_incref(json_object_get(answer, "jobs"));
+    struct squeue_ctx ctx = {jget_int(answer, "now", (int64_t)time(NULL)), o->noconvert};
     size_t n = 0, i;
     json_t *job;
     const json_t **list = xcalloc(json_array_size(jobs) + 1, sizeof *list);
@@ -125,11 +141,13 @@ void squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
             list[n++] = job;
     qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
     if (o->long_list && !o->noheader)
-        squeue_print_date(out, now);
+        squeue_print_date(out, ctx.now);
     if (!o->noheader)
-        fmt_print_row(out, f, NULL, &now);
+        fmt_print_row(out, f, NULL, &ctx);
     for (i = 0; i < n; i++)
-        fmt_print_row(out, f, list[i], &now);
+        fmt_print_row(out, f, list[i], &ctx);
     free(list);
+    json_decref(jobs);
     fmt_destroy(f);
+    return 0;
 }

@@ -352,7 +352,7 @@ static const struct key_def conf_keys[] = {
     { "JobRequeue", NULL, 0 }, { "JobSubmitPlugins", NULL, 0 },
     { "KillOnBadExit", NULL, 0 }, { "KillWait", set_int, C(kill_wait) },
     { "LaunchParameters", NULL, 0 }, { "Licenses", NULL, 0 }, { "LogTimeFormat", NULL, 0 },
-    { "MailProg", NULL, 0 }, { "MaxArraySize", NULL, 0 }, { "MaxDBDMsgs", NULL, 0 },
+    { "MailProg", NULL, 0 }, { "MaxArraySize", set_int, C(max_array_size) }, { "MaxDBDMsgs", NULL, 0 },
     { "MaxJobCount", NULL, 0 }, { "MaxJobId", NULL, 0 }, { "MaxMemPerCPU", NULL, 0 },
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
@@ -1073,6 +1073,7 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->kill_wait = 30;
     c->slurmd_timeout = 300;
     c->min_job_age = 300;
+    c->max_array_size = 1001;
     c->priority_type = xstrdup("priority/multifactor");
     c->prio_max_age_min = 7 * 1440;
     c->prio_decay_half_life_min = 7 * 1440;

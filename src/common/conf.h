@@ -63,6 +63,7 @@ struct conf {
     int kill_wait;             /* KillWait seconds; default 30 */
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */
     int min_job_age;           /* MinJobAge seconds; default 300 */
+    int max_array_size;        /* MaxArraySize: array task ids are below it; default 1001 */
     uint64_t def_mem_per_cpu;  /* DefMemPerCPU MB; 0 none */
     char *priority_type;       /* PriorityType; default "priority/multifactor" */
     int prio_weight_age, prio_weight_assoc, prio_weight_fairshare;   /* PriorityWeight*; 0 */

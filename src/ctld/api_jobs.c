@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/api.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/store.h"
 
@@ -123,7 +124,11 @@ static bool filter_match(const struct job_filter *f, const struct job *j)
     if (f->users && !in_list(f->users, num))
         return false;
     snprintf(num, sizeof num, "%llu", (unsigned long long)j->id);
-    return !f->ids || in_list(f->ids, num);
+    if (!f->ids || in_list(f->ids, num))
+        return true;
+    /* an array's id names its every task, as in Slurm */
+    snprintf(num, sizeof num, "%llu", (unsigned long long)j->array_job_id);
+    return j->array_job_id && in_list(f->ids, num);
 }
 
 /* GET /v1/jobs[?states=A,B&users=UID,...&ids=N,...]: written job by job, so
@@ -186,7 +191,9 @@ void api_show(struct http_req *r)
         free(script);
     }
     free(want);
-    http_reply(r, 200, json_pack("{s:[o], s:I}", "jobs", o, "now", (json_int_t)ctld_now()));
+    json_t *jobs = json_pack("[o]", o);
+    array_tasks_append(c, j, jobs);   /* `scontrol show job ID` shows an array's every task */
+    http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
 static void cancel_answer(void *arg)
@@ -197,6 +204,8 @@ static void cancel_answer(void *arg)
 void api_cancel(struct http_req *r)
 {
     struct ctld *c = r->ctx;
+    if (array_cancel_request(r))   /* a whole array, or some of its tasks */
+        return;
     struct job *j = api_path_job(r);
     if (!j)
         return;

@@ -22,7 +22,9 @@ struct conf;
 struct event;
 struct event_base;
 struct http_server;
+struct job_array;
 struct store;
+struct waiter;
 
 enum job_state {
     JOB_PENDING,
@@ -72,6 +74,9 @@ struct job {
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
     char *reason_text;     /* pending: the last pass's reason in plain words; NULL none */
     unsigned spec_gen;     /* bumped when the spec changes: a pass planned on the old one */
+    struct job_array *array;   /* sbatch --array: array.h; NULL for a plain job */
+    uint64_t array_job_id;     /* an array's job (its meta job's id); 0 for a plain job */
+    int64_t array_task_id;     /* a task split off (or the last one); -1 otherwise */
 };
 
 struct node {

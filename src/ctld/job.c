@@ -16,6 +16,7 @@
 #include "common/log.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/store.h"
 
@@ -95,6 +96,7 @@ void job_destroy(struct job *j)
     free(j->gpu_type);
     free(j->allocs);
     free(j->reason_text);
+    array_free(j->array);
     free(j);
 }
 
@@ -105,6 +107,7 @@ struct parse {
     char *err;
     size_t errlen;
     bool failed;
+    bool submit;     /* a new submission: today's limits (MaxArraySize) apply */
 };
 
 static void fail(struct parse *p, int status, int code, const char *fmt, const char *arg)
@@ -246,6 +249,11 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
     j->name = xstrdup(name && *name ? name : "sbatch");
     j->begin_time = get_int(p, spec, "begin_time", 0, 0, INT64_MAX);
     j->deadline = get_int(p, spec, "deadline", 0, 0, INT64_MAX);
+    if (!p->failed && array_parse(c, j, spec, p->submit, p->err, p->errlen) < 0) {
+        p->failed = true;   /* array_parse wrote the message */
+        p->status = 400;
+        p->code = ESLURM_INVALID_ARRAY;
+    }
     if (p->failed) {
         job_destroy(j);
         return NULL;
@@ -289,7 +297,7 @@ static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
 struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid, int *status,
                           int *code, char *err, size_t errlen)
 {
-    struct parse p = { .err = err, .errlen = errlen };
+    struct parse p = { .err = err, .errlen = errlen, .submit = true };
     if (!spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
     struct job *j = p.failed ? NULL : job_parse(c, spec, c->next_job_id, &p);
@@ -340,6 +348,7 @@ json_t *job_record(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
+    array_record_add(j, rec);
     /* for accounting (sacct): what the job was, as resolved at submission */
     json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
                                           c->conf->parts[j->part].name, "time_limit",
@@ -402,6 +411,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->usage = json_is_object(usage) ? json_incref(usage) : NULL;
     if (j->state != JOB_PENDING)
         restore_allocs(c, j, json_object_get(rec, "allocs"));
+    array_record_read(j, rec);
     return j;
 }
 
@@ -505,6 +515,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
+    array_json_add(j, o);
     if (j->restarts && !json_object_get(j->spec, "open_mode"))   /* as Slurm: a rerun appends */
         json_object_set_new(o, "open_mode", json_string("append"));
     free(nl);

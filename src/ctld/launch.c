@@ -50,7 +50,9 @@ static json_t *launch_body(struct ctld *c, struct job *j)
 {
     char *script = NULL;
     json_t *env = NULL;
-    if (store_job_script_get(c->store, j->id, &script, &env) < 0)
+    /* an array's tasks run the script stored with the array's meta job */
+    uint64_t script_id = j->array_job_id ? j->array_job_id : j->id;
+    if (store_job_script_get(c->store, script_id, &script, &env) < 0)
         return NULL;
     const struct sched_alloc *a = &j->allocs[0];
     json_t *gpus = json_array();

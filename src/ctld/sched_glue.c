@@ -15,6 +15,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
@@ -202,13 +203,15 @@ static void apply(struct ctld *c, struct sched_snap *s)
 {
     for (size_t i = 0; i < s->out.n && i < s->in.npending; i++) {
         const struct sched_decision *d = &s->out.d[i];
-        struct job *j = job_find(c, d->job_id);
+        struct job *j = job_find(c, s->metas[i] ? s->metas[i] : d->job_id);
         if (!still_valid(c, s, i, j)) {
             c->sched_again |= j && j->state == JOB_PENDING;
             continue;
         }
         if (d->reason == SCHED_NONE && d->nallocs > 0) {
-            start_job(c, j, d);
+            struct job *t = s->metas[i] ? array_split(c, j) : j;   /* an array's next task */
+            if (t)
+                start_job(c, t, d);
             continue;
         }
         j->reason = d->reason;

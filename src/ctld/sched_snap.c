@@ -12,6 +12,7 @@
 
 #include "common/conf.h"
 #include "common/xmalloc.h"
+#include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
@@ -86,26 +87,44 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
     s->in.nrunning = nrun;
 }
 
+/* Ids of the entries that stand for an array's next tasks: above any real
+ * job id, distinct per entry. */
+#define SNAP_TASK_ID_BASE (1ULL << 62)
+
 /* The pending jobs the pass may start, in priority order, each with the
- * spec generation it was planned on. */
+ * spec generation it was planned on. A job array's meta job comes as many
+ * entries as tasks it may start now (array.c), so one pass starts many. */
 static void copy_pending(struct sched_snap *s, const struct ctld *c)
 {
     struct sched_job *pend = xcalloc(c->njobs ? c->njobs : 1, sizeof *pend);
-    size_t n = 0;
+    size_t n = 0, total = 0;
     for (size_t i = 0; i < c->njobs; i++) {
         const struct job *j = c->jobs[i];
         if (j->state == JOB_PENDING && job_wait_reason(c, j, s->now) == SCHED_NONE)
             pend[n++] = j->req;   /* shallow until sorted */
     }
     prio_sort_pending(c, pend, n);
-    s->gens = xcalloc(n ? n : 1, sizeof *s->gens);
-    for (size_t i = 0; i < n; i++) {
+    size_t *slots = xcalloc(n ? n : 1, sizeof *slots);
+    for (size_t i = 0; i < n; i++)
+        total += slots[i] = array_snap_slots(c, job_find((struct ctld *)c, pend[i].job_id));
+    struct sched_job *out = xcalloc(total ? total : 1, sizeof *out);
+    s->gens = xcalloc(total ? total : 1, sizeof *s->gens);
+    s->metas = xcalloc(total ? total : 1, sizeof *s->metas);
+    for (size_t i = 0, k = 0; i < n; i++) {
         const struct job *j = job_find((struct ctld *)c, pend[i].job_id);
-        s->gens[i] = j->spec_gen;
-        copy_job(s, &pend[i], j);
+        for (size_t e = 0; e < slots[i]; e++, k++) {
+            s->gens[k] = j->spec_gen;
+            copy_job(s, &out[k], j);
+            if (array_is_meta(j)) {
+                s->metas[k] = j->id;
+                out[k].job_id = SNAP_TASK_ID_BASE + k;
+            }
+        }
     }
-    s->in.pending = pend;
-    s->in.npending = n;
+    free(slots);
+    free(pend);
+    s->in.pending = out;
+    s->in.npending = total;
 }
 
 struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now)
@@ -141,6 +160,7 @@ void sched_snap_free(struct sched_snap *s)
     free(s->parts);
     free(s->allocs);
     free(s->gens);
+    free(s->metas);
     if (s->words)
         for (size_t i = 0; i < s->out.n; i++)
             free(s->words[i]);

@@ -19,6 +19,8 @@ struct sched_snap {
     struct sched_input in;     /* every pointer owned here or by the configuration */
     int64_t now;
     unsigned *gens;            /* per pending job: its spec_gen when copied */
+    uint64_t *metas;           /* per pending entry: the array meta job whose next task it
+                                  stands for (its job_id is then made up); 0 a plain job */
     struct sched_part *parts;
     struct sched_alloc *allocs;    /* the running jobs' allocations */
     struct arena_block *arena;

@@ -105,6 +105,18 @@ static void set_job(struct envb *e, const struct job_spec *js)
     }
 }
 
+static void set_array(struct envb *e, const struct job_spec *js)
+{
+    if (js->array_task_id < 0)
+        return;
+    envb_seti(e, "SLURM_ARRAY_JOB_ID", js->array_job_id);
+    envb_seti(e, "SLURM_ARRAY_TASK_ID", js->array_task_id);
+    envb_seti(e, "SLURM_ARRAY_TASK_COUNT", js->array_task_count);
+    envb_seti(e, "SLURM_ARRAY_TASK_MIN", js->array_task_min);
+    envb_seti(e, "SLURM_ARRAY_TASK_MAX", js->array_task_max);
+    envb_seti(e, "SLURM_ARRAY_TASK_STEP", js->array_task_step);
+}
+
 static void set_task(struct envb *e, const struct job_spec *js, pid_t task_pid)
 {
     envb_set(e, "SLURMD_NODENAME", js->node_name);
@@ -125,6 +137,7 @@ char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task
     for (size_t i = 0; i < js->nenv; i++)
         envb_put(&e, xstrdup(js->environment[i]));
     set_job(&e, js);
+    set_array(&e, js);
     set_task(&e, js, task_pid);
     set_gpus(&e, js);
     if (conf_path)
@@ -153,8 +166,12 @@ static void buf_add(char **buf, size_t *len, const char *s, size_t n)
 static char *code_value(char c, int width, const struct job_spec *js)
 {
     switch (c) {
-    case 'j': case 'A': return xasprintf("%0*" PRId64, width, js->job_id);
-    case 'a': return xstrdup(NO_ARRAY_TASK);
+    case 'j': return xasprintf("%0*" PRId64, width, js->job_id);
+    case 'A':
+        return xasprintf("%0*" PRId64, width, js->array_job_id ? js->array_job_id : js->job_id);
+    case 'a':
+        return js->array_task_id >= 0 ? xasprintf("%0*" PRId64, width, js->array_task_id)
+                                      : xstrdup(NO_ARRAY_TASK);
     case 'n': case 't': return xasprintf("%0*d", width, 0);
     case 'x': return xstrdup(js->name);
     case 'u': return xstrdup(js->user_name);

@@ -54,6 +54,12 @@ static const struct field fields[] = {
     STR("signal", signal),
     { "herd_cpus", F_INTLIST, OFF(cpu_ids), false, 0, 0, 0 },
     { "herd_gpu_devs", F_STRLIST, OFF(gpu_devs), false, 0, 0, 0 },
+    INT("array_job_id", array_job_id, false, 0, INT64_MAX, 0),
+    INT("array_task_id", array_task_id, false, -1, UINT32_MAX, -1),
+    INT("array_task_count", array_task_count, false, 0, UINT32_MAX, 0),
+    INT("array_task_min", array_task_min, false, 0, UINT32_MAX, 0),
+    INT("array_task_max", array_task_max, false, 0, UINT32_MAX, 0),
+    INT("array_task_step", array_task_step, false, 0, UINT32_MAX, 1),
 };
 
 /* jansson strings may hold NUL bytes, which C strings cannot carry. */

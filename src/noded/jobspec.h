@@ -53,6 +53,9 @@ struct job_spec {
     size_t ncpu_ids;
     char **gpu_devs;       /* "herd_gpu_devs": "c MAJ:MIN" of each GPU of the node, by index */
     size_t ngpu_devs;
+    int64_t array_job_id;  /* a job array's task: its array (0: not one) */
+    int64_t array_task_id; /* -1: not an array task */
+    int64_t array_task_count, array_task_min, array_task_max, array_task_step;
 };
 
 /* NULL with a message in err naming the bad field. */

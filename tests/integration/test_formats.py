@@ -132,3 +132,30 @@ def test_sinfo_partition_filter(cluster):
     assert sum(int(l.split()[3]) for l in lines[1:]) == 2, out
     out = cluster.run(["sinfo", "-h", "-p", "debug", "-o", "%P %a %l %D"]).stdout
     assert out.split() == ["debug*", "up", "infinite", "2"], out
+
+
+def test_squeue_long_field_names(cluster, jobs):
+    """-O/--Format: 20 columns by default, :N sets a width, :. right-aligns,
+    text after the width is a suffix (tools use \\x1F as a separator)."""
+    held = jobs["held"]
+    out = cluster.run(["squeue", "-j", str(held), "-O", "JobID,State,Name:10,Partition:.8"])
+    assert out.stdout.splitlines() == [
+        f"{'JOBID':<20}{'STATE':<20}{'NAME':<10}{'PARTITIO':>8}",
+        f"{held:<20}{'PENDING':<20}{'fmtjob':<10}{'debug':>8}"], out.stdout
+    sep = cluster.run(["squeue", "--all", "--states=all", "--noconvert", "-h", "-j", str(held),
+                       "-O", "JobID:\x1f,State:\x1f,Reason:\x1f"]).stdout
+    assert sep == f"{held}\x1fPENDING\x1fJobHeldUser\x1f\n"
+    bad = cluster.run(["squeue", "-O", "NoSuchField"], check=False)
+    assert bad.returncode != 0 and "NoSuchField" in bad.stderr
+
+
+def test_squeue_json(cluster, jobs):
+    import json
+    doc = json.loads(cluster.run(["squeue", "--json"]).stdout)
+    assert doc["errors"] == []
+    by_id = {j["job_id"]: j for j in doc["jobs"]}
+    held, run = by_id[jobs["held"]], by_id[jobs["run"]]
+    assert held["job_state"] == "PENDING" and held["state_reason"] == "JobHeldUser"
+    assert held["name"] == "fmtjob" and held["partition"] == "debug"
+    assert run["job_state"] == "RUNNING" and run["nodes"] == cluster.field(jobs["run"], "%N")
+    assert by_id[jobs["other"]]["user_name"] == "herdtest1"

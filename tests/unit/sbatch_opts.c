@@ -101,8 +101,8 @@ static void test_directive_errors(void **state)
     assert_string_equal(err, "sbatch: error: Unmatched quote in #SBATCH directive (batch script line 2)");
     assert_int_equal(parse_script(&o, "#!/bin/sh\n\n#SBATCH -t\n"), -1);
     assert_string_equal(err, "sbatch: error: option requires an argument -- 't' (batch script line 3)");
-    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --array=1-3\n"), -1);
-    assert_string_equal(err, "sbatch: error: --array is not supported yet (batch script line 2)");
+    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --array=3-1\n"), -1);
+    assert_string_equal(err, "sbatch: error: Invalid job array specification (batch script line 2)");
     sbatch_opts_free(&o);
 }
 
@@ -314,8 +314,8 @@ static void test_bad_cli(void **state)
     BAD("sbatch: error: Invalid node count specification", "-N", "0");
     BAD("sbatch: error: Invalid --open-mode argument: x.", "--open-mode=x");
     BAD("sbatch: error: Invalid --nice value: abc", "--nice=abc");
-    BAD("sbatch: error: --array is not supported yet", "--array=1-10");
-    BAD("sbatch: error: --array is not supported yet", "-a", "1-10");
+    BAD("sbatch: error: Invalid job array specification", "--array=1-x");
+    BAD("sbatch: error: Invalid job array specification", "-a", "5-1");
     BAD("sbatch: error: --dependency is not supported yet", "-d", "afterok:1");
     BAD("sbatch: error: Invalid --begin specification", "--begin=soon");
     BAD("sbatch: error: Invalid --export specification", "--export=");

@@ -1,0 +1,65 @@
+/*
+ * array: job arrays (sbatch --array), as Slurm keeps them. The submitted
+ * record is the array's meta job: its id is the array job id, and while
+ * tasks wait it holds only the set of their ids, so a 100,000-task array is
+ * one record. A pass starts a task by splitting it off the meta job as a job
+ * of its own (a new id, array_job_id = the meta's, array_task_id = N); the
+ * last task to start takes over the meta record itself.
+ */
+#ifndef HERD_CTLD_ARRAY_H
+#define HERD_CTLD_ARRAY_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctld/ctld.h"
+
+struct http_req;
+struct taskset;
+
+#define ESLURM_INVALID_ARRAY 2081   /* "Invalid job array specification" */
+
+struct job_array {
+    struct taskset *pending;   /* the meta job: tasks not split off yet; NULL on a task */
+    int throttle;              /* %N: at most N tasks running at once; 0 no limit */
+    uint32_t count, min, max, step;   /* the whole array as submitted: SLURM_ARRAY_TASK_* */
+};
+
+/* From the spec's "array" (none: not an array job). At submission (submit)
+ * the ids are checked against MaxArraySize. -1 with Slurm's message. */
+int array_parse(struct ctld *c, struct job *j, json_t *spec, bool submit, char *err,
+                size_t errlen);
+void array_free(struct job_array *a);   /* NULL is a no-op */
+
+/* The array's fields in the stored record, and back at start-up. */
+void array_record_add(const struct job *j, json_t *rec);
+void array_record_read(struct job *j, json_t *rec);
+/* "array_job_id", "array_task_id" (a task) or "array_task_str" (the meta
+ * job's pending tasks, "4-15%8"), and the SLURM_ARRAY_TASK_* numbers. */
+void array_json_add(const struct job *j, json_t *o);
+
+/* How many of a pending job's entries a pass may start: 1 for a plain job;
+ * for a meta job its pending tasks, within the throttle, at most 1024. */
+size_t array_snap_slots(const struct ctld *c, const struct job *j);
+bool array_is_meta(const struct job *j);
+/* Splits the lowest pending task off a meta job (stored); the meta job
+ * itself when it is the last. NULL when none may start now. */
+struct job *array_split(struct ctld *c, struct job *meta);
+
+/* POST /v1/jobs/{id}/cancel for an array: the whole array (the meta id), or
+ * the tasks of {"array_tasks": "1-3"}. false when the request is not about an
+ * array and the plain cancel applies; true when it was answered. */
+bool array_cancel_request(struct http_req *r);
+
+/* When j is an array's meta job (or its last task, which took the meta
+ * record over): the array's other tasks, appended to jobs as job JSON. */
+void array_tasks_append(struct ctld *c, const struct job *j, json_t *jobs);
+
+/* For dependencies (aftercorr): the state of task `task` of array
+ * array_id: JOB_PENDING while it waits in the meta job, its job's state
+ * once split off. -1 when there is no such task (or it was purged). */
+int array_task_state(struct ctld *c, uint64_t array_id, uint32_t task, enum job_state *st);
+
+#endif
