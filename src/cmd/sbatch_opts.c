@@ -102,6 +102,16 @@ static int set_flag(struct sbatch_opts *o, const struct opt_def *d, const char *
     return 0;
 }
 
+/* "yes" or "no", as Slurm's --kill-on-invalid-dep takes them. */
+static int set_yes_no(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                      char *err, size_t errlen)
+{
+    if (strcasecmp(arg, "yes") != 0 && strcasecmp(arg, "no") != 0)
+        return fail(err, errlen, "Invalid --%s specification: %s", d->name, arg);
+    *FIELD(o, d, int) = strcasecmp(arg, "yes") == 0;
+    return 0;
+}
+
 static int set_count(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                      char *err, size_t errlen)
 {
@@ -327,15 +337,6 @@ static int set_array(struct sbatch_opts *o, const struct opt_def *d, const char 
     return 0;
 }
 
-/* Options users rely on for ordering; ignoring them would run jobs too early. */
-static int set_unsupported(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
-                           char *err, size_t errlen)
-{
-    (void)o;
-    (void)arg;
-    return fail(err, errlen, "--%s is not supported yet", d->name);
-}
-
 static const struct opt_def opt_table[] = {
     { "job-name", required_argument, 'J', set_str, F(job_name), 0 },
     { "partition", required_argument, 'p', set_str, F(partition), 0 },
@@ -372,7 +373,8 @@ static const struct opt_def opt_table[] = {
     { "mail-type", required_argument, 0, set_str, F(mail_type), 0 },
     { "mail-user", required_argument, 0, set_str, F(mail_user), 0 },
     { "nice", optional_argument, 0, set_nice, F(nice), 100 },
-    { "dependency", required_argument, 'd', set_unsupported, 0, 0 },
+    { "dependency", required_argument, 'd', set_str, F(dependency), 0 },
+    { "kill-on-invalid-dep", required_argument, 0, set_yes_no, F(kill_invalid_dep), 0 },
     { "begin", required_argument, 'b', set_when, F(begin_time), 0 },
     { "deadline", required_argument, 0, set_when, F(deadline), 0 },
     { "wckey", required_argument, 0, set_str, F(wckey), 0 },
@@ -396,6 +398,7 @@ void sbatch_opts_init(struct sbatch_opts *o)
     o->gpus = o->gpus_per_node = SBATCH_UNSET;
     o->time_limit = TIME_INFINITE;
     o->requeue = SBATCH_UNSET;
+    o->kill_invalid_dep = SBATCH_UNSET;
 }
 
 void sbatch_opts_free(struct sbatch_opts *o)
@@ -808,6 +811,9 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "nice", o->nice);
     json_set_str(j, "wckey", o->wckey);
     json_set_str(j, "array", o->array);
+    json_set_str(j, "dependency", o->dependency);
+    if (o->kill_invalid_dep != SBATCH_UNSET)
+        json_object_set_new(j, "kill_on_invalid_dep", json_boolean(o->kill_invalid_dep));
     if (o->begin_time)
         json_object_set_new(j, "begin_time", json_integer(o->begin_time));
     if (o->deadline)

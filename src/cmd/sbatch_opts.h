@@ -39,6 +39,7 @@ struct sbatch_opts {
     /* Stored for the controller, not acted on yet. */
     char *account, *qos, *comment, *constraint, *signal, *open_mode;
     char *mail_type, *mail_user, *nice, *wckey;
+    char *dependency;               /* --dependency, as given: the controller reads it */
     char *array;                    /* --array, checked; MaxArraySize is the controller's */
     int64_t begin_time, deadline;   /* --begin, --deadline: Unix times, 0 unset */
 
@@ -52,6 +53,7 @@ struct sbatch_opts {
     int time_set;
 
     int requeue;                    /* SBATCH_UNSET, 0 or 1 */
+    int kill_invalid_dep;           /* --kill-on-invalid-dep: SBATCH_UNSET, 0 or 1 */
     int hold, exclusive, parsable, quiet, verbose, wait, help;
 };
 

@@ -137,8 +137,9 @@ static void job_who(const json_t *j)
 
 static void job_status(const struct scontrol_opts *o, const json_t *j)
 {
-    printf("JobState=%s Reason=%s Dependency=(null)", jget_str(j, "state", "?"),
-           jget_str(j, "reason", "None"));
+    const char *dep = jget_str(j, "dependency", NULL);
+    printf("JobState=%s Reason=%s Dependency=%s", jget_str(j, "state", "?"),
+           jget_str(j, "reason", "None"), dep && *dep ? dep : "(null)");
     nl();
     printf("Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%lld:%lld",
            jget_bool(j, "requeue", false), (long long)jget_int(j, "restarts", 0),

@@ -335,7 +335,7 @@ static const struct key_def conf_keys[] = {
     { "CoreSpecPlugin", NULL, 0 }, { "CredType", NULL, 0 }, { "DebugFlags", NULL, 0 },
     { "DefCpuPerGPU", NULL, 0 }, { "DefMemPerCPU", set_u64, C(def_mem_per_cpu) },
     { "DefMemPerGPU", NULL, 0 }, { "DefMemPerNode", NULL, 0 },
-    { "DependencyParameters", NULL, 0 }, { "DisableRootJobs", NULL, 0 },
+    { "DependencyParameters", set_str, C(dependency_params) }, { "DisableRootJobs", NULL, 0 },
     { "EioTimeout", NULL, 0 }, { "EnforcePartLimits", NULL, 0 }, { "Epilog", NULL, 0 },
     { "EpilogMsgTime", NULL, 0 }, { "EpilogSlurmctld", NULL, 0 },
     { "ExtSensorsType", NULL, 0 }, { "FairShareDampeningFactor", NULL, 0 },
@@ -1153,8 +1153,8 @@ void conf_destroy(struct conf *c)
     char **strs[] = {
         &c->path, &c->cluster_name, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
-        &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params, &c->select_type,
-        &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
+        &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
+        &c->dependency_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

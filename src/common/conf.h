@@ -59,6 +59,7 @@ struct conf {
     char *munge_socket;        /* AuthInfo=socket=PATH; NULL: MUNGE's default */
     char *sched_type;          /* SchedulerType; default "sched/backfill" */
     char *sched_params;        /* SchedulerParameters; NULL when none */
+    char *dependency_params;   /* DependencyParameters (kill_invalid_depend); NULL when none */
     char *select_type;         /* SelectType; default "select/cons_tres" */
     int kill_wait;             /* KillWait seconds; default 30 */
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */

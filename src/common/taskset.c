@@ -166,6 +166,11 @@ int64_t taskset_first(const struct taskset *t)
     return id;
 }
 
+int64_t taskset_next(const struct taskset *t, uint32_t from)
+{
+    return t->count && from < t->nbits ? next_set(t, from < t->lo ? t->lo : from) : -1;
+}
+
 int64_t taskset_last(const struct taskset *t)
 {
     for (uint32_t w = (t->nbits + 63) / 64; t->count && w-- > 0;)

@@ -28,6 +28,7 @@ void taskset_del(struct taskset *t, uint32_t id);
 uint32_t taskset_count(const struct taskset *t);
 int64_t taskset_first(const struct taskset *t);   /* -1 when empty */
 int64_t taskset_last(const struct taskset *t);    /* -1 when empty */
+int64_t taskset_next(const struct taskset *t, uint32_t from);   /* lowest id >= from; -1 */
 /* How many ids are in both; whether every id of part is in t. */
 uint32_t taskset_common(const struct taskset *a, const struct taskset *b);
 bool taskset_covers(const struct taskset *t, const struct taskset *part);

@@ -16,6 +16,7 @@
 #include "ctld/api.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/store.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
@@ -52,6 +53,7 @@ static uint64_t submit_one(struct ctld *c, json_t *spec, const struct auth_id *w
     json_decref(noenv);
     job_save(c, j);
     job_insert(c, j);
+    depend_submitted(c, j);
     log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
     return j->id;
 }

@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/taskset.h"
 #include "common/xmalloc.h"
+#include "ctld/depend.h"
 #include "ctld/store.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
@@ -169,11 +170,35 @@ static size_t running_tasks(const struct ctld *c, uint64_t array_id)
     return n;
 }
 
+/* The lowest pending task from `from` on that may start now, or -1: any
+ * of them, unless the array waits task by task (aftercorr). */
+static int64_t next_ready(const struct ctld *c, const struct job *meta, uint32_t from)
+{
+    const struct taskset *p = meta->array->pending;
+    if (!depend_per_task(meta))
+        return taskset_next(p, from);
+    for (int64_t id = taskset_next(p, from); id >= 0; id = taskset_next(p, (uint32_t)id + 1))
+        if (depend_task_ready(c, meta, (uint32_t)id))
+            return id;
+    return -1;
+}
+
+static size_t ready_tasks(const struct ctld *c, const struct job *meta, size_t max)
+{
+    if (!depend_per_task(meta))
+        return taskset_count(meta->array->pending);
+    size_t n = 0;
+    for (int64_t id = next_ready(c, meta, 0); id >= 0 && n < max;
+         id = next_ready(c, meta, (uint32_t)id + 1))
+        n++;
+    return n;
+}
+
 size_t array_snap_slots(const struct ctld *c, const struct job *j)
 {
     if (!array_is_meta(j))
         return 1;
-    size_t k = taskset_count(j->array->pending);
+    size_t k = ready_tasks(c, j, ARRAY_SNAP_MAX);
     if (j->array->throttle) {
         size_t run = running_tasks(c, j->id), lim = (size_t)j->array->throttle;
         k = run >= lim ? 0 : (lim - run < k ? lim - run : k);
@@ -200,6 +225,7 @@ static struct job *split_off(struct ctld *c, struct job *meta, uint32_t task)
     c->next_job_id++;
     store_set_next_id(c->store, c->next_job_id);
     job_insert(c, t);
+    depend_track(c, t);
     job_save(c, meta);
     job_save(c, t);
     return t;
@@ -222,7 +248,8 @@ struct job *array_split(struct ctld *c, struct job *meta)
         return NULL;
     if (meta->array->throttle && running_tasks(c, meta->id) >= (size_t)meta->array->throttle)
         return NULL;
-    return take_task(c, meta, (uint32_t)taskset_first(meta->array->pending));
+    int64_t task = next_ready(c, meta, 0);
+    return task < 0 ? NULL : take_task(c, meta, (uint32_t)task);
 }
 
 /* ---- cancel ---- */
@@ -262,7 +289,7 @@ static void cancel_all(struct cancel *x, uint64_t array_id)
             cancel_job(x, x->c->jobs[i]);
 }
 
-static struct job *find_task(struct ctld *c, uint64_t array_id, uint32_t task)
+static struct job *find_task(const struct ctld *c, uint64_t array_id, uint32_t task)
 {
     for (size_t i = first_index(c, array_id); i < c->njobs; i++) {
         struct job *j = c->jobs[i];
@@ -380,17 +407,32 @@ void array_tasks_append(struct ctld *c, const struct job *j, json_t *jobs)
             json_array_append_new(jobs, job_to_json(c, c->jobs[i]));
 }
 
-int array_task_state(struct ctld *c, uint64_t array_id, uint32_t task, enum job_state *st)
+const struct job *array_task_job(const struct ctld *c, uint64_t array_id, uint32_t task)
 {
-    struct job *j = find_task(c, array_id, task);
-    if (j) {
-        *st = j->state;
-        return 0;
+    const struct job *j = find_task(c, array_id, task);
+    if (j)
+        return j;
+    const struct job *meta = job_find((struct ctld *)c, array_id);
+    if (meta && array_is_meta(meta) && taskset_has(meta->array->pending, task))
+        return meta;
+    return NULL;
+}
+
+void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary *s)
+{
+    memset(s, 0, sizeof *s);
+    for (size_t i = first_index(c, array_id); i < c->njobs; i++) {
+        const struct job *j = c->jobs[i];
+        if (j->array_job_id != array_id)
+            continue;
+        s->found = true;
+        if (j->start_time > s->last_start && j->state != JOB_PENDING)
+            s->last_start = j->start_time;
+        if (j->state == JOB_PENDING)
+            s->waiting += array_is_meta(j) ? taskset_count(j->array->pending) : 1;
+        else if (j->state == JOB_RUNNING)
+            s->running++;
+        else if (j->state != JOB_COMPLETED)
+            s->failed++;
     }
-    struct job *meta = job_find(c, array_id);
-    if (meta && array_is_meta(meta) && taskset_has(meta->array->pending, task)) {
-        *st = meta->state;   /* pending, or the meta job's end when it was cancelled whole */
-        return 0;
-    }
-    return -1;
 }

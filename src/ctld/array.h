@@ -57,9 +57,19 @@ bool array_cancel_request(struct http_req *r);
  * record over): the array's other tasks, appended to jobs as job JSON. */
 void array_tasks_append(struct ctld *c, const struct job *j, json_t *jobs);
 
-/* For dependencies (aftercorr): the state of task `task` of array
- * array_id: JOB_PENDING while it waits in the meta job, its job's state
- * once split off. -1 when there is no such task (or it was purged). */
-int array_task_state(struct ctld *c, uint64_t array_id, uint32_t task, enum job_state *st);
+/* For dependencies: task `task` of array array_id as its own job, or the
+ * meta job while the task still waits there (array_is_meta). NULL when
+ * there is no such task (or it was purged). */
+const struct job *array_task_job(const struct ctld *c, uint64_t array_id, uint32_t task);
+
+/* For dependencies on a whole array: its tasks in memory, by what they do. */
+struct array_summary {
+    bool found;
+    size_t waiting;        /* not started (in the meta job, or split off and pending) */
+    size_t running;
+    size_t failed;         /* ended other than COMPLETED (a meta cancelled whole counts) */
+    int64_t last_start;
+};
+void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary *s);
 
 #endif

@@ -23,6 +23,7 @@ struct event;
 struct event_base;
 struct http_server;
 struct job_array;
+struct job_deps;
 struct store;
 struct waiter;
 
@@ -77,6 +78,7 @@ struct job {
     struct job_array *array;   /* sbatch --array: array.h; NULL for a plain job */
     uint64_t array_job_id;     /* an array's job (its meta job's id); 0 for a plain job */
     int64_t array_task_id;     /* a task split off (or the last one); -1 otherwise */
+    struct job_deps *deps;     /* sbatch --dependency: depend.h; NULL for none */
 };
 
 struct node {
@@ -129,6 +131,8 @@ struct ctld {
     bool sched_again;           /* a pass was asked for while one was in flight */
     struct ctld_stats stats;
     struct waiter *waiters;     /* GET /v1/jobs/{id}/wait in progress: api_wait.c */
+    uint64_t *dep_jobs;         /* ids of pending jobs with dependencies: depend.c */
+    size_t ndep_jobs, capdep_jobs;
 };
 
 /* job.c */

@@ -18,6 +18,7 @@
 #include "common/xmalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/store.h"
 
 /* Slurm's error numbers, where tools match on the text that goes with them. */
@@ -97,6 +98,7 @@ void job_destroy(struct job *j)
     free(j->allocs);
     free(j->reason_text);
     array_free(j->array);
+    depend_free(j->deps);
     free(j);
 }
 
@@ -254,6 +256,11 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
         p->status = 400;
         p->code = ESLURM_INVALID_ARRAY;
     }
+    if (!p->failed && depend_parse(c, j, spec, p->submit, p->err, p->errlen) < 0) {
+        p->failed = true;
+        p->status = 400;
+        p->code = ESLURM_DEPENDENCY;
+    }
     if (p->failed) {
         job_destroy(j);
         return NULL;
@@ -349,6 +356,7 @@ json_t *job_record(const struct ctld *c, const struct job *j)
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
     array_record_add(j, rec);
+    depend_record_add(j, rec);
     /* for accounting (sacct): what the job was, as resolved at submission */
     json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
                                           c->conf->parts[j->part].name, "time_limit",
@@ -412,6 +420,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     if (j->state != JOB_PENDING)
         restore_allocs(c, j, json_object_get(rec, "allocs"));
     array_record_read(j, rec);
+    depend_record_read(c, j, rec);
     return j;
 }
 
@@ -445,11 +454,13 @@ static json_t *gpus_json(const struct ctld *c, const struct job *j, int *total_c
 
 enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int64_t now)
 {
-    (void)c;
     if (j->req.held_admin)
         return SCHED_HELD_ADMIN;
     if (j->req.held_user)
         return SCHED_HELD_USER;
+    enum sched_reason d = depend_reason(c, j, now);
+    if (d != SCHED_NONE)
+        return d;
     if (j->begin_time > now)
         return SCHED_BEGIN_TIME;
     return SCHED_NONE;
@@ -516,6 +527,9 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
     array_json_add(j, o);
+    char *dep = depend_str(c, j, ctld_now());
+    json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
+    free(dep);
     if (j->restarts && !json_object_get(j->spec, "open_mode"))   /* as Slurm: a rerun appends */
         json_object_set_new(o, "open_mode", json_string("append"));
     free(nl);
@@ -546,6 +560,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
              exit_code, exit_signal);
     sched_request(c);
     api_wait_notify(c, j->id);
+    depend_notify(c, j);
 }
 
 void job_requeue(struct ctld *c, struct job *j)

@@ -19,6 +19,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
@@ -152,6 +153,7 @@ static void setup(struct ctld *c)
     nodes_expect_running(c);
     c->sched_ev = event_new(c->base, -1, 0, sched_cb, c);
     event_priority_set(c->sched_ev, NPRIO - 1);
+    depend_notify(c, NULL);   /* what ended while the records were written, or was purged */
     api_register_routes(c);
     char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
     if (http_server_listen_unix(c->http, sock) < 0)
@@ -177,6 +179,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     for (size_t i = 0; i < c->njobs; i++)
         job_destroy(c->jobs[i]);
     free(c->jobs);
+    free(c->dep_jobs);
     for (size_t i = 0; i < c->nnodes; i++)
         free(c->nodes[i].reason);
     free(c->nodes);

@@ -17,6 +17,7 @@
 #include "common/xmalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
@@ -130,6 +131,7 @@ void sched_tick(struct ctld *c, int64_t now)
         if (j->begin_time > c->last_tick_s && j->begin_time <= now)
             due = true;
     }
+    due |= depend_due(c, c->last_tick_s, now);
     c->last_tick_s = now;
     if (due && pending) {
         c->last_periodic_s = now;
@@ -183,6 +185,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
              c->conf->nodes[j->allocs[0].node].name);
     launch_job(c, j);
     api_wait_notify(c, j->id);
+    depend_notify(c, j);
 }
 
 /* Still true now, after the pass planned on a copy: the job is pending,

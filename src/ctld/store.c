@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/depend.h"
 
 /* A commit waits at most this long, or this many writes, under load. */
 #define COMMIT_MAX_MS  20
@@ -262,9 +263,10 @@ void store_load(struct store *s, struct ctld *c, int64_t since)
         json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
         struct job *j = rec ? job_from_record(c, rec, id, err, sizeof err) : NULL;
         json_decref(rec);
-        if (j)
+        if (j) {
             job_insert(c, j);
-        else
+            depend_track(c, j);
+        } else
             log_warnx("state database: job %llu not loaded: %s", (unsigned long long)id,
                       rec ? err : "unreadable record");
     }

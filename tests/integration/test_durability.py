@@ -85,3 +85,23 @@ def test_drained_node_stays_drained_after_restart(dcluster):
     c.up()
     assert "Reason=" not in c.run(["scontrol", "show", "node", "node1"]).stdout
     wait_for(lambda: "idle" in c.run(["sinfo", "-h", "-o", "%T"]).stdout, 20, "node1 idle")
+
+
+def test_dependencies_survive_restart(dcluster, workdir):
+    """A settled dependency stays settled (a failed one is never retried), a
+    waiting one still waits, and what its job does after the restart counts."""
+    c = dcluster
+    bad = c.sbatch(["-J", "dbad"], cwd=workdir, script="#!/bin/sh\nexit 2\n")
+    c.wait_state(bad, "FAILED")
+    never = c.sbatch(["-d", f"afterok:{bad}"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    held = c.sbatch(["--hold"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    waits = c.sbatch(["-d", f"afterany:{held}"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    wait_for(lambda: c.field(never, "%r") == "DependencyNeverSatisfied", 10, "reason")
+    kill_controller(c)
+    c.up()
+    assert c.field(never, "%r") == "DependencyNeverSatisfied"
+    assert c.field(never, "%E") == f"afterok:{bad}(failed)"
+    assert c.field(waits, "%r") == "Dependency"
+    c.run(["scontrol", "release", str(held)])
+    c.wait_state(waits, "COMPLETED")
+    c.run(["scancel", str(never)])

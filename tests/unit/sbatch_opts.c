@@ -316,7 +316,8 @@ static void test_bad_cli(void **state)
     BAD("sbatch: error: Invalid --nice value: abc", "--nice=abc");
     BAD("sbatch: error: Invalid job array specification", "--array=1-x");
     BAD("sbatch: error: Invalid job array specification", "-a", "5-1");
-    BAD("sbatch: error: --dependency is not supported yet", "-d", "afterok:1");
+    BAD("sbatch: error: Invalid --kill-on-invalid-dep specification: maybe",
+        "--kill-on-invalid-dep=maybe");
     BAD("sbatch: error: Invalid --begin specification", "--begin=soon");
     BAD("sbatch: error: Invalid --export specification", "--export=");
 }
@@ -477,8 +478,17 @@ static void test_json_full(void **state)
     json_decref(j);
     sbatch_opts_free(&o);
 
+    ONE(&o, "-d", "afterok:12:13?singleton", "--kill-on-invalid-dep=yes");
+    j = sbatch_opts_to_json(&o, &env);
+    assert_string_equal(json_string_value(json_object_get(j, "dependency")),
+                        "afterok:12:13?singleton");
+    assert_true(json_is_true(json_object_get(j, "kill_on_invalid_dep")));
+    json_decref(j);
+    sbatch_opts_free(&o);
+
     ONE(&o, "-D", "/abs", "-t", "UNLIMITED");
     j = sbatch_opts_to_json(&o, &env);
+    assert_null(json_object_get(j, "dependency"));
     assert_string_equal(json_string_value(json_object_get(j, "work_dir")), "/abs");
     assert_int_equal(json_integer_value(json_object_get(j, "time_limit")), -1);
     json_decref(j);
