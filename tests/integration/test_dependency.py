@@ -92,12 +92,13 @@ def test_after_start_and_any_of(cluster, workdir):
 
 def test_after_with_delay(cluster, workdir):
     c = cluster
-    a = sub(c, workdir, [], script=SLEEP)
+    a = sub(c, workdir, [], script="#!/bin/sh\nexec /bin/sleep 300\n")
     c.wait_state(a, "RUNNING")
     b = sub(c, workdir, ["-d", f"after:{a}+1"])
     assert c.field(b, "%E") == f"after:{a}+1(unfulfilled)"
     assert reason(c, b) == "Dependency"
     c.wait_state(b, "COMPLETED", timeout=90)   # a minute after a started
+    assert c.state(a) == "RUNNING"
     c.run(["scancel", str(a)])
 
 
