@@ -29,7 +29,7 @@ obj = $(patsubst src/%.c,$(B)/obj/%.o,$(1))
 
 COMMON_LIB := $(B)/lib/libherdcommon.a
 SCHED_LIB  := $(B)/lib/libherdsched.a
-CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag
+CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag srun
 
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
@@ -64,7 +64,8 @@ $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 # scheduler. `herd sim` is the exception that needs the scheduler core. Its
 # libraries are linked statically where Debian ships archives: every command
 # starts faster without the dynamic loader's work for them.
-CLIENT_LIBS := -Wl,-Bstatic -ljansson -lmunge -lz -Wl,-Bdynamic -lm
+# (libevent: srun streams its tasks' output over HTTP.)
+CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lm
 $(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)

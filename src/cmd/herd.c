@@ -27,6 +27,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"sprio", cmd_sprio, "job priorities and their factors"},
     {"sshare", cmd_sshare, "fair-share tree and usage"},
     {"sacct", cmd_sacct, "job accounting records"},
+    {"srun", cmd_srun, "run a parallel job step inside an allocation"},
     {"sdiag", cmd_sdiag, "scheduling statistics of the controller"},
     {"sim", cmd_herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},

@@ -338,26 +338,23 @@ static void call_finish(struct evhttp_request *ev, void *arg)
     free(c);
 }
 
-void http_call(struct event_base *base, const char *munge_socket, const char *addr, int port,
-               const char *method, const char *path, json_t *body, int timeout_s,
-               http_done done, void *arg)
+/* A request to addr:port with a fresh MUNGE credential and body (stolen):
+ * sent, or NULL (the credential or the connection failed). */
+static struct evhttp_connection *send_request(struct event_base *base, const char *munge_socket,
+                                              const char *addr, int port, const char *method,
+                                              const char *path, json_t *body, int timeout_s,
+                                              struct evhttp_request *ev)
 {
     char err[256];
     char *cred = auth_munge_encode(munge_socket, err, sizeof err);
     if (!cred) {
         log_warnx("cannot call %s:%d%s: %s", addr, port, path, err);
         json_decref(body);
-        json_t *empty = json_object();
-        done(0, empty, arg);
-        json_decref(empty);
-        return;
+        evhttp_request_free(ev);
+        return NULL;
     }
-    struct call *c = xcalloc(1, sizeof *c);
-    c->done = done;
-    c->arg = arg;
-    c->evcon = evhttp_connection_base_new(base, NULL, addr, (uint16_t)port);
-    evhttp_connection_set_timeout(c->evcon, timeout_s);
-    struct evhttp_request *ev = evhttp_request_new(call_finish, c);
+    struct evhttp_connection *evcon = evhttp_connection_base_new(base, NULL, addr, (uint16_t)port);
+    evhttp_connection_set_timeout(evcon, timeout_s);
     struct evkeyvalq *h = evhttp_request_get_output_headers(ev);
     char *auth = xasprintf("Munge %s", cred);
     evhttp_add_header(h, "Authorization", auth);
@@ -374,15 +371,114 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
     }
     enum evhttp_cmd_type t = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
                            : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
-    if (evhttp_make_request(c->evcon, ev, t, path) == 0) {
-        /* libevent frees the connection once this, its only request, ends */
-        evhttp_connection_free_on_completion(c->evcon);
-    } else {
+    if (evhttp_make_request(evcon, ev, t, path) < 0) {
         /* evhttp_make_request frees the request on failure */
+        evhttp_connection_free(evcon);
+        return NULL;
+    }
+    /* libevent frees the connection once this, its only request, ends */
+    evhttp_connection_free_on_completion(evcon);
+    return evcon;
+}
+
+void http_call(struct event_base *base, const char *munge_socket, const char *addr, int port,
+               const char *method, const char *path, json_t *body, int timeout_s,
+               http_done done, void *arg)
+{
+    struct call *c = xcalloc(1, sizeof *c);
+    c->done = done;
+    c->arg = arg;
+    struct evhttp_request *ev = evhttp_request_new(call_finish, c);
+    c->evcon = send_request(base, munge_socket, addr, port, method, path, body, timeout_s, ev);
+    if (!c->evcon) {
         json_t *empty = json_object();
         done(0, empty, arg);
         json_decref(empty);
-        evhttp_connection_free(c->evcon);
         free(c);
     }
+}
+
+/* ---- streams: a reply sent and read in chunks ---- */
+
+struct stream_call {
+    http_stream_chunk_cb chunk;
+    http_done done;
+    void *arg;
+    int status;
+};
+
+static void stream_chunk(struct evhttp_request *ev, void *arg)
+{
+    struct stream_call *c = arg;
+    struct evbuffer *in = evhttp_request_get_input_buffer(ev);
+    size_t n = evbuffer_get_length(in);
+    c->status = evhttp_request_get_response_code(ev);
+    if (n && c->status == 200)
+        c->chunk((const char *)evbuffer_pullup(in, -1), n, c->arg);
+    if (c->status == 200)
+        evbuffer_drain(in, n);
+}
+
+static void stream_finish(struct evhttp_request *ev, void *arg)
+{
+    struct stream_call *c = arg;
+    int status = ev ? evhttp_request_get_response_code(ev) : 0;
+    json_t *body = NULL;
+    if (ev && status > 0 && status != 200) {   /* an error answer comes whole */
+        struct evbuffer *in = evhttp_request_get_input_buffer(ev);
+        size_t n = evbuffer_get_length(in);
+        body = n ? json_loadb((const char *)evbuffer_pullup(in, -1), n, 0, NULL) : NULL;
+    }
+    if (!body)
+        body = json_object();
+    c->done(status, body, c->arg);
+    json_decref(body);
+    free(c);
+}
+
+void http_stream(struct event_base *base, const char *munge_socket, const char *addr, int port,
+                 const char *path, json_t *body, int timeout_s, http_stream_chunk_cb chunk,
+                 http_done done, void *arg)
+{
+    struct stream_call *c = xcalloc(1, sizeof *c);
+    c->chunk = chunk;
+    c->done = done;
+    c->arg = arg;
+    struct evhttp_request *ev = evhttp_request_new(stream_finish, c);
+    evhttp_request_set_chunked_cb(ev, stream_chunk);
+    if (!send_request(base, munge_socket, addr, port, "POST", path, body, timeout_s, ev)) {
+        json_t *empty = json_object();
+        done(0, empty, arg);
+        json_decref(empty);
+        free(c);
+    }
+}
+
+bool http_stream_start(struct http_req *r)
+{
+    if (!evhttp_request_get_connection(r->ev))
+        return false;
+    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
+                      "application/octet-stream");
+    evhttp_send_reply_start(r->ev, 200, "OK");
+    return true;
+}
+
+bool http_stream_write(struct http_req *r, const void *data, size_t len)
+{
+    /* a client gone away leaves the request without its connection */
+    if (!evhttp_request_get_connection(r->ev))
+        return false;
+    struct evbuffer *b = evbuffer_new();
+    evbuffer_add(b, data, len);
+    evhttp_send_reply_chunk(r->ev, b);
+    evbuffer_free(b);
+    return evhttp_request_get_connection(r->ev) != NULL;
+}
+
+void http_stream_end(struct http_req *r)
+{
+    evhttp_send_reply_end(r->ev);
+    json_decref(r->body);
+    free(r);
 }

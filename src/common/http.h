@@ -84,4 +84,18 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
                const char *method, const char *path, json_t *body, int timeout_s,
                http_done done, void *arg);
 
+/* Streams: a reply of unbounded length sent in chunks, for output that
+ * comes as it is made (srun's tasks). The server starts the reply, writes
+ * (false once the client is gone: nothing more will reach it) and ends it,
+ * which frees r. The client gets each chunk as it arrives, then done() with
+ * the status (an error answer's body is JSON, as http_call's). */
+bool http_stream_start(struct http_req *r);   /* false: the client is gone */
+bool http_stream_write(struct http_req *r, const void *data, size_t len);
+void http_stream_end(struct http_req *r);
+
+typedef void (*http_stream_chunk_cb)(const char *data, size_t len, void *arg);
+void http_stream(struct event_base *base, const char *munge_socket, const char *addr, int port,
+                 const char *path, json_t *body, int timeout_s, http_stream_chunk_cb chunk,
+                 http_done done, void *arg);
+
 #endif

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
+#include "ctld/step.h"
 
 static const struct http_route routes[] = {
     { "POST", "/v1/jobs", api_submit, HTTP_ROLE_USER },
@@ -15,6 +16,8 @@ static const struct http_route routes[] = {
     { "GET", "/v1/jobs/{}", api_show, HTTP_ROLE_USER },
     { "GET", "/v1/jobs/{}/wait", api_job_wait, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/cancel", api_cancel, HTTP_ROLE_USER },
+    { "POST", "/v1/jobs/{}/steps", api_step_create, HTTP_ROLE_USER },
+    { "GET", "/v1/jobs/{}/steps/{}", api_step_show, HTTP_ROLE_USER },
     { "GET", "/v1/nodes", api_nodes, HTTP_ROLE_USER },
     { "GET", "/v1/partitions", api_partitions, HTTP_ROLE_USER },
     { "GET", "/v1/ping", api_ping, HTTP_ROLE_USER },

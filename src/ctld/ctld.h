@@ -24,6 +24,7 @@ struct event_base;
 struct http_server;
 struct job_array;
 struct job_deps;
+struct job_step;
 struct store;
 struct waiter;
 
@@ -79,6 +80,8 @@ struct job {
     uint64_t array_job_id;     /* an array's job (its meta job's id); 0 for a plain job */
     int64_t array_task_id;     /* a task split off (or the last one); -1 otherwise */
     struct job_deps *deps;     /* sbatch --dependency: depend.h; NULL for none */
+    struct job_step *steps;    /* srun's steps while it runs, newest first: step.h */
+    int next_step;             /* the next step's id (stored: ids are not reused) */
 };
 
 struct node {

@@ -19,6 +19,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/step.h"
 #include "ctld/store.h"
 
 /* Slurm's error numbers, where tools match on the text that goes with them. */
@@ -99,6 +100,7 @@ void job_destroy(struct job *j)
     free(j->reason_text);
     array_free(j->array);
     depend_free(j->deps);
+    step_free_all(j->steps);
     free(j);
 }
 
@@ -353,6 +355,8 @@ json_t *job_record(const struct ctld *c, const struct job *j)
                      j->req.held_user, "held_admin", j->req.held_admin);
     if (j->restarts)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
+    if (j->next_step)
+        json_object_set_new(rec, "next_step", json_integer(j->next_step));
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
     array_record_add(j, rec);
@@ -414,6 +418,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
     j->restarts = (int)json_integer_value(json_object_get(rec, "restarts"));
+    j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
     j->cancelled_by = (uid_t)json_integer_value(json_object_get(rec, "cancelled_by"));
     json_t *usage = json_object_get(rec, "usage");
     j->usage = json_is_object(usage) ? json_incref(usage) : NULL;

@@ -10,6 +10,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/store.h"
 
 #define RPC_TIMEOUT_S 10
@@ -46,6 +47,22 @@ static void launch_done(int status, json_t *body, void *arg)
     free(x);
 }
 
+/* The batch job's tasks as srun inside it sees them: -n, else
+ * --ntasks-per-node on every node, else one per node, in blocks. */
+static void job_tasks_json(const struct job *j, json_t *o)
+{
+    int nodes = j->nallocs ? (int)j->nallocs : 1, per = j->req.ntasks_per_node;
+    int ntasks = j->req.ntasks ? j->req.ntasks : per ? per * nodes : nodes;
+    int *v = xcalloc((size_t)nodes, sizeof *v);
+    for (int i = 0; i < nodes; i++)
+        v[i] = ntasks / nodes + (i < ntasks % nodes);
+    char *tpn = step_counts_str(v, (size_t)nodes);
+    json_object_set_new(o, "ntasks", json_integer(ntasks));
+    json_object_set_new(o, "tasks_per_node", json_string(tpn));
+    free(tpn);
+    free(v);
+}
+
 static json_t *launch_body(struct ctld *c, struct job *j)
 {
     char *script = NULL;
@@ -67,6 +84,7 @@ static json_t *launch_body(struct ctld *c, struct job *j)
     json_object_set_new(o, "node_mem_mb", json_integer((json_int_t)a->mem_mb));
     json_object_set_new(o, "node_gpus", gpus);
     json_object_set_new(o, "cluster_name", json_string(c->conf->cluster_name));
+    job_tasks_json(j, o);
     free(script);
     return o;
 }

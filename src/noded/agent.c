@@ -20,6 +20,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/detect.h"
+#include "noded/step.h"
 #include "noded/supervisor.h"
 
 #define REPORT_TIMEOUT_S 5
@@ -307,6 +308,7 @@ void agent_stop(struct agent *a)
     a->stopping = true;
     a->stop_by = time(NULL) + 2;
     log_info("shutting down: ending this node's jobs");
+    step_kill_all(a);
     for (struct ajob *j = a->jobs; j; j = j->next) {
         if (j->ended)
             continue;
@@ -335,6 +337,7 @@ void agent_destroy(struct agent *a)
         event_free(a->notify);
     if (a->notify_fd >= 0)
         close(a->notify_fd);
+    step_free_all(a);
     http_server_destroy(a->srv);
     while (a->jobs) {
         struct ajob *j = a->jobs;

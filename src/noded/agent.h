@@ -22,6 +22,7 @@ struct conf;
 struct conf_node;
 struct event;
 struct event_base;
+struct astep;
 
 struct ajob {
     struct agent *agent;
@@ -51,6 +52,7 @@ struct agent {
     struct event *notify;  /* a supervisor says a result is written */
     int notify_fd;
     struct ajob *jobs;
+    struct astep *steps;   /* srun's steps with tasks here: step.c */
     char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
     bool registering;
     bool stopping;

@@ -5,6 +5,7 @@
 #include "common/http.h"
 #include "common/log.h"
 #include "noded/agent.h"
+#include "noded/step.h"
 #include "noded/supervisor.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
@@ -70,5 +71,7 @@ static void on_signal(struct http_req *r)
 const struct http_route agent_routes[] = {
     { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
     { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },
+    { "POST", "/v1/steps", step_launch, HTTP_ROLE_USER },
+    { "POST", "/v1/steps/signal", step_signal, HTTP_ROLE_USER },
 };
 const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

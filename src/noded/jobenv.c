@@ -92,8 +92,12 @@ static void set_job(struct envb *e, const struct job_spec *js)
         envb_seti(e, "SLURM_CPUS_PER_TASK", js->cpus_per_task);
     envb_seti(e, "SLURM_CPUS_ON_NODE", js->node_cpus);
     set_counts(e, "SLURM_JOB_CPUS_PER_NODE", js->node_cpus, js->num_nodes);
-    if (js->num_nodes <= 1)
+    if (js->tasks_per_node[0])
+        envb_set(e, "SLURM_TASKS_PER_NODE", js->tasks_per_node);
+    else if (js->num_nodes <= 1)
         envb_seti(e, "SLURM_TASKS_PER_NODE", js->ntasks);
+    if (js->ntasks_per_node > 0)
+        envb_seti(e, "SLURM_NTASKS_PER_NODE", js->ntasks_per_node);
     envb_set(e, "SLURM_SUBMIT_DIR", js->submit_dir);
     envb_set(e, "SLURM_SUBMIT_HOST", js->submit_host);
     envb_set(e, "SLURM_JOB_PARTITION", js->partition);

@@ -19,6 +19,7 @@
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/detect.h"
+#include "noded/step.h"
 #include "noded/supervisor.h"
 
 struct opts {
@@ -132,8 +133,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     if (sig == SIGHUP) {
         log_reopen();
     } else if (sig == SIGCHLD) {
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ;
+        pid_t pid;
+        int status;
+        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+            step_reaped(a, pid, status);
     } else if (a->stopping) {
         event_base_loopbreak(a->base);
     } else {

@@ -1,0 +1,350 @@
+/*
+ * srun: runs a parallel job step inside an allocation (a batch job, or
+ * --jobid). See srun.h for the parts.
+ */
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "cmd/client.h"
+#include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
+#include "cmd/srun.h"
+#include "common/conf.h"
+#include "common/http.h"
+#include "common/xmalloc.h"
+
+#define PROG "srun"
+/* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
+#define STREAM_TIMEOUT_S 20
+
+enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_UNSUPPORTED, OPT_HELP };
+
+/* What srun takes and does not act on: binding and step resources within
+ * the allocation, which every step shares (docs/srun.md). */
+static const struct option srun_options[] = {
+    {"ntasks", required_argument, NULL, 'n'},
+    {"nodes", required_argument, NULL, 'N'},
+    {"ntasks-per-node", required_argument, NULL, OPT_NTPN},
+    {"cpus-per-task", required_argument, NULL, 'c'},
+    {"gpus-per-task", required_argument, NULL, OPT_GPT},
+    {"nodelist", required_argument, NULL, 'w'},
+    {"job-name", required_argument, NULL, 'J'},
+    {"chdir", required_argument, NULL, 'D'},
+    {"label", no_argument, NULL, 'l'},
+    {"unbuffered", no_argument, NULL, 'u'},
+    {"kill-on-bad-exit", optional_argument, NULL, 'K'},
+    {"jobid", required_argument, NULL, OPT_JOBID},
+    {"mpi", required_argument, NULL, OPT_MPI},
+    {"quiet", no_argument, NULL, 'Q'},
+    {"verbose", no_argument, NULL, 'v'},
+    {"exclusive", optional_argument, NULL, OPT_IGNORED},
+    {"overlap", no_argument, NULL, OPT_IGNORED},
+    {"exact", no_argument, NULL, OPT_IGNORED},
+    {"cpu-bind", required_argument, NULL, OPT_IGNORED},
+    {"cpu_bind", required_argument, NULL, OPT_IGNORED},
+    {"gpu-bind", required_argument, NULL, OPT_IGNORED},
+    {"mem", required_argument, NULL, OPT_IGNORED},
+    {"mem-per-cpu", required_argument, NULL, OPT_IGNORED},
+    {"mem-per-gpu", required_argument, NULL, OPT_IGNORED},
+    {"time", required_argument, NULL, 't'},
+    {"partition", required_argument, NULL, 'p'},
+    {"account", required_argument, NULL, 'A'},
+    {"qos", required_argument, NULL, 'q'},
+    {"export", required_argument, NULL, OPT_IGNORED},
+    {"distribution", required_argument, NULL, 'm'},
+    {"pty", no_argument, NULL, OPT_UNSUPPORTED},
+    {"output", required_argument, NULL, 'o'},
+    {"error", required_argument, NULL, 'e'},
+    {"input", required_argument, NULL, 'i'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"usage", no_argument, NULL, OPT_HELP},
+    {NULL, 0, NULL, 0},
+};
+
+static int count_arg(const char *opt, const char *v, int *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end == v || n < 1 || n > 1 << 24 || (*end && *end != '-')) {
+        cmd_error(PROG, "Invalid numeric value \"%s\" for %s.", v, opt);
+        return -1;
+    }
+    *out = (int)n;   /* "-N 2-4": the least, which a step inside an allocation gets */
+    return 0;
+}
+
+/* "--gpus-per-task=2" or "=a100:2". */
+static int gpus_arg(const char *v, int *out)
+{
+    const char *colon = strrchr(v, ':');
+    return count_arg("--gpus-per-task", colon ? colon + 1 : v, out);
+}
+
+static int unsupported(const char *what)
+{
+    cmd_error(PROG, "%s is not supported yet", what);
+    return -1;
+}
+
+static int srun_opt(int c, struct srun_opts *o)
+{
+    switch (c) {
+    case 'n': return count_arg("--ntasks", optarg, &o->ntasks);
+    case 'N': return count_arg("--nodes", optarg, &o->nodes);
+    case OPT_NTPN: return count_arg("--ntasks-per-node", optarg, &o->ntasks_per_node);
+    case 'c': return count_arg("--cpus-per-task", optarg, &o->cpus_per_task);
+    case OPT_GPT: return gpus_arg(optarg, &o->gpus_per_task);
+    case 'w': o->nodelist = optarg; return 0;
+    case 'J': o->name = optarg; return 0;
+    case 'D': o->chdir = optarg; return 0;
+    case 'l': o->label = true; return 0;
+    case 'K': o->kill_on_bad_exit = !optarg || strcmp(optarg, "0") != 0; return 0;
+    case OPT_JOBID: o->jobid = optarg; return 0;
+    case 'Q': o->quiet = true; return 0;
+    case OPT_MPI:
+        return strcmp(optarg, "none") == 0 ? 0 : unsupported("--mpi other than none");
+    case 'o': case 'e': case 'i': return unsupported("srun's --output/--error/--input");
+    case OPT_UNSUPPORTED: return unsupported("--pty");
+    case 'u': case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case OPT_IGNORED:
+        return 0;
+    case OPT_HELP:
+        printf("Usage: srun [-n ntasks] [-N nodes] [-c ncpus] [-l] [-K] [-w hosts] "
+               "[--gpus-per-task=n] executable [args...]\n");
+        exit(0);
+    default:
+        fprintf(stderr, "Try \"srun --help\" for more information\n");
+        return -1;
+    }
+}
+
+static int srun_parse(int argc, char **argv, struct srun_opts *o)
+{
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:", srun_options,
+                            NULL)) != -1)
+        if (srun_opt(c, o) < 0)
+            return -1;
+    if (optind >= argc) {
+        fprintf(stderr, "srun: fatal: No command given to execute.\n");
+        return -1;
+    }
+    o->argv = argv + optind;
+    return 0;
+}
+
+static int env_int(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? atoi(v) : 0;
+}
+
+/* Inside an allocation a step is, unless told otherwise, the job's shape. */
+static json_t *step_request(const struct srun_opts *o)
+{
+    int ntasks = o->ntasks, nodes = o->nodes, per_node = o->ntasks_per_node;
+    if (!ntasks && !nodes && !per_node) {
+        ntasks = env_int("SLURM_NTASKS");
+        nodes = env_int("SLURM_JOB_NUM_NODES");
+    }
+    json_t *b = json_object();
+    if (ntasks)
+        json_object_set_new(b, "ntasks", json_integer(ntasks));
+    if (nodes)
+        json_object_set_new(b, "nodes", json_integer(nodes));
+    if (per_node)
+        json_object_set_new(b, "ntasks_per_node", json_integer(per_node));
+    int cpt = o->cpus_per_task ? o->cpus_per_task : env_int("SLURM_CPUS_PER_TASK");
+    if (cpt)
+        json_object_set_new(b, "cpus_per_task", json_integer(cpt));
+    if (o->gpus_per_task)
+        json_object_set_new(b, "gpus_per_task", json_integer(o->gpus_per_task));
+    if (o->nodelist)
+        json_object_set_new(b, "nodelist", json_string(o->nodelist));
+    json_object_set_new(b, "name", json_string(o->name ? o->name : o->argv[0]));
+    return b;
+}
+
+static json_t *create_step(const char *jobid, const struct srun_opts *o)
+{
+    char path[96], err[256];
+    snprintf(path, sizeof path, "/v1/jobs/%s/steps", jobid);
+    json_t *body = step_request(o), *answer = NULL;
+    int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
+    json_decref(body);
+    if (status == 200)
+        return answer;
+    cmd_error(PROG, "Unable to create step for job %s: %s", jobid,
+              status < 0 ? err : client_error_text(answer, status));
+    json_decref(answer);
+    return NULL;
+}
+
+/* ---- the streams ---- */
+
+void srun_maybe_exit(struct srun *s)
+{
+    if (s->open == 0 && s->calls == 0)
+        event_base_loopbreak(s->base);
+}
+
+static void stream_done(int status, json_t *body, void *arg)
+{
+    struct srun_node *n = arg;
+    struct srun *s = n->run;
+    n->done = true;
+    s->open--;
+    if (n->ended < n->ntasks) {
+        const char *e = json_string_value(json_object_get(body, "error"));
+        fprintf(stderr, "srun: error: Task launch for StepId=%lld.%d failed on node %s: %s\n",
+                (long long)s->job_id, s->step_id, n->name,
+                e ? e : status ? "Communication connection failure" : "Connection refused");
+        s->failed = true;
+    }
+    srun_maybe_exit(s);
+}
+
+static json_t *environ_json(void)
+{
+    extern char **environ;
+    json_t *a = json_array();
+    for (char **e = environ; *e; e++)
+        json_array_append_new(a, json_string(*e));
+    return a;
+}
+
+static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
+{
+    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s}", "job_id", (json_int_t)s->job_id,
+                          "step_id", s->step_id, "argv", json_array(), "env", environ_json(),
+                          "cwd", cwd);
+    for (char **a = (char **)s->o->argv; *a; a++)
+        json_array_append_new(json_object_get(b, "argv"), json_string(*a));
+    s->open++;
+    http_stream(s->base, s->munge_socket, n->addr, n->port, "/v1/steps", b, STREAM_TIMEOUT_S,
+                srun_stream_chunk, stream_done, n);
+}
+
+static void nodes_from(struct srun *s, json_t *layout)
+{
+    json_t *nodes = json_object_get(layout, "nodes");
+    s->nnodes = json_array_size(nodes);
+    s->nodes = xcalloc(s->nnodes + 1, sizeof *s->nodes);
+    for (size_t i = 0; i < s->nnodes; i++) {
+        json_t *j = json_array_get(nodes, i);
+        struct srun_node *n = &s->nodes[i];
+        n->run = s;
+        n->name = xstrdup(jget_str(j, "name", "?"));
+        n->addr = xstrdup(jget_str(j, "addr", "127.0.0.1"));
+        n->port = (int)jget_int(j, "port", 0);
+        n->ntasks = (int)jget_int(j, "ntasks", 0);
+        n->first_task = (int)jget_int(j, "first_task", 0);
+    }
+}
+
+/* Ctrl-C: the first only says how to stop; a second within a second sends
+ * SIGINT to the tasks, and a third SIGKILL, as Slurm's srun. */
+static void on_signal(evutil_socket_t sig, short what, void *arg)
+{
+    (void)what;
+    struct srun *s = arg;
+    static struct timeval last;
+    static int presses;
+    struct timeval now;
+    gettimeofday(&now, NULL);
+    if (sig != SIGINT) {
+        srun_signal_tasks(s, (int)sig);
+        return;
+    }
+    bool quick = presses && (now.tv_sec - last.tv_sec) * 1000000 + now.tv_usec - last.tv_usec
+                                < 1000000;
+    last = now;
+    if (!quick && presses < 2) {
+        presses = 1;
+        fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
+        return;
+    }
+    presses++;
+    fprintf(stderr, presses > 2 ? "srun: forcing job termination\n"
+                                : "srun: sending Ctrl-C to StepId=%lld.%d\n",
+            (long long)s->job_id, s->step_id);
+    srun_signal_tasks(s, presses > 2 ? SIGKILL : SIGINT);
+}
+
+static void run_loop(struct srun *s, const char *cwd)
+{
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+    struct event *ev[4];
+    for (int i = 0; i < 4; i++) {
+        ev[i] = evsignal_new(s->base, sigs[i], on_signal, s);
+        event_add(ev[i], NULL);
+    }
+    for (size_t i = 0; i < s->nnodes; i++)
+        launch_node(s, &s->nodes[i], cwd);
+    if (s->open)
+        event_base_dispatch(s->base);
+    for (int i = 0; i < 4; i++)
+        event_free(ev[i]);
+    srun_flush_labels(s);
+}
+
+static void srun_free(struct srun *s)
+{
+    for (size_t i = 0; i < s->nnodes; i++) {
+        free(s->nodes[i].name);
+        free(s->nodes[i].addr);
+        free(s->nodes[i].buf);
+    }
+    free(s->nodes);
+    for (int i = 0; s->line && i < s->ntasks * 2; i++)
+        free(s->line[i]);
+    free(s->line);
+    free(s->line_len);
+    if (s->base)
+        event_base_free(s->base);
+}
+
+static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout)
+{
+    char cwd[4096];
+    if (!o->chdir && !getcwd(cwd, sizeof cwd))
+        snprintf(cwd, sizeof cwd, "/tmp");
+    struct srun s = { .o = o, .munge_socket = client_conf(PROG)->munge_socket };
+    s.job_id = strtoll(jobid, NULL, 10);
+    s.step_id = (int)jget_int(layout, "step_id", 0);
+    s.ntasks = (int)jget_int(layout, "ntasks", 1);
+    s.line = xcalloc((size_t)s.ntasks * 2, sizeof *s.line);
+    s.line_len = xcalloc((size_t)s.ntasks * 2, sizeof *s.line_len);
+    s.base = event_base_new();
+    nodes_from(&s, layout);
+    run_loop(&s, o->chdir ? o->chdir : cwd);
+    int rc = s.rc ? s.rc : s.failed || !srun_all_reported(&s) ? 1 : 0;
+    srun_free(&s);
+    return rc;
+}
+
+int cmd_srun(int argc, char **argv)
+{
+    struct srun_opts o = { 0 };
+    if (srun_parse(argc, argv, &o) < 0)
+        return 1;
+    const char *jobid = o.jobid ? o.jobid : getenv("SLURM_JOB_ID");
+    if (!jobid || !*jobid) {
+        unsupported("srun outside an allocation (submit with sbatch and run srun in the script)");
+        return 1;
+    }
+    json_t *layout = create_step(jobid, &o);
+    if (!layout)
+        return 1;
+    signal(SIGPIPE, SIG_IGN);
+    int rc = run_step(&o, jobid, layout);
+    json_decref(layout);
+    return rc;
+}

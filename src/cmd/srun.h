@@ -1,0 +1,63 @@
+/*
+ * srun: a job step inside an allocation. srun.c reads the options, asks the
+ * controller for the step's layout (POST /v1/jobs/{id}/steps) and starts one
+ * stream per node (POST /v1/steps to that node's agent, src/noded/step.h);
+ * srun_io.c reads the streams: the tasks' output to our stdout and stderr
+ * (with -l, each line prefixed by its task id), their ends, the exit code.
+ */
+#ifndef HERD_SRUN_H
+#define HERD_SRUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct event_base;
+
+struct srun_opts {
+    int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
+    const char *nodelist, *name, *chdir, *jobid;
+    bool label, kill_on_bad_exit, quiet;
+    char **argv;               /* the command, from the first non-option */
+};
+
+/* One node's stream and what srun knows of its tasks. */
+struct srun_node {
+    struct srun *run;
+    char *name, *addr;
+    int port;
+    int ntasks, first_task;
+    char *buf;                 /* bytes of a frame not complete yet */
+    size_t len, cap;
+    int ended;                 /* tasks reported ended */
+    bool done;                 /* the stream is over */
+};
+
+struct srun {
+    struct event_base *base;
+    const char *munge_socket;
+    const struct srun_opts *o;
+    int64_t job_id;
+    int step_id;
+    int ntasks;
+    struct srun_node *nodes;
+    size_t nnodes, open;       /* streams not over */
+    int calls;                 /* signal requests in flight */
+    char **line;               /* -l: the partial line of each task, stdout and stderr */
+    size_t *line_len;
+    int rc;                    /* the worst exit so far */
+    bool bad_exit_seen;        /* -K: the step is being ended */
+    bool failed;               /* a node could not start its tasks */
+};
+
+/* srun_io.c */
+void srun_stream_chunk(const char *data, size_t len, void *arg);   /* arg: srun_node */
+void srun_flush_labels(struct srun *s);
+/* Every task was launched and reported, or a stream broke off. */
+bool srun_all_reported(const struct srun *s);
+/* -K and the signals srun passes on: to every node of the step. */
+void srun_signal_tasks(struct srun *s, int sig);
+/* srun.c: leaves the event loop once no stream and no request is open. */
+void srun_maybe_exit(struct srun *s);
+
+#endif

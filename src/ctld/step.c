@@ -1,0 +1,220 @@
+/*
+ * step: laying job steps out over a job's nodes, and showing the layout.
+ * See step.h.
+ */
+#include "ctld/step.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/conf.h"
+#include "common/hostlist.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "ctld/api.h"
+#include "ctld/ctld.h"
+
+#define ESLURM_ACCESS_DENIED 2002
+#define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
+#define ESLURM_JOB_PENDING 2020
+#define ESLURM_ALREADY_DONE 2021
+#define ESLURM_INVALID_STEP 2031   /* "Invalid job step id specified"? kept near Slurm's */
+#define MSG_LAYOUT "Requested node configuration is not available"
+
+void step_free_all(struct job_step *s)
+{
+    while (s) {
+        struct job_step *next = s->next;
+        free(s->alloc);
+        free(s->tasks);
+        free(s->name);
+        free(s);
+        s = next;
+    }
+}
+
+static int body_int(json_t *body, const char *key)
+{
+    json_t *v = json_object_get(body, key);
+    return json_is_integer(v) && json_integer_value(v) > 0 && json_integer_value(v) < (1 << 24)
+               ? (int)json_integer_value(v) : 0;
+}
+
+/* The job's allocations a step may use: those -w names, else all. -1 when
+ * -w names a node the job does not hold. */
+static int pick_nodes(const struct ctld *c, const struct job *j, const char *nodelist,
+                      size_t *out)
+{
+    if (!nodelist || !*nodelist) {
+        for (size_t i = 0; i < j->nallocs; i++)
+            out[i] = i;
+        return (int)j->nallocs;
+    }
+    struct hostlist *hl = hostlist_create(nodelist);
+    int n = 0;
+    for (size_t i = 0; hl && i < j->nallocs; i++)
+        if (hostlist_find(hl, c->conf->nodes[j->allocs[i].node].name) >= 0)
+            out[n++] = i;
+    bool all = hl && (size_t)n == hostlist_count(hl);
+    hostlist_destroy(hl);
+    return all ? n : -1;
+}
+
+static int popcount64(uint64_t m)
+{
+    return __builtin_popcountll(m);
+}
+
+/* Tasks over nodes in blocks, as Slurm's default distribution: the first
+ * ntasks % nnodes nodes get one more. */
+static struct job_step *layout(const struct ctld *c, const struct job *j, json_t *body)
+{
+    size_t *cand = xcalloc(j->nallocs + 1, sizeof *cand);
+    int avail = pick_nodes(c, j, json_string_value(json_object_get(body, "nodelist")), cand);
+    int ntasks = body_int(body, "ntasks"), nodes = body_int(body, "nodes");
+    int per_node = body_int(body, "ntasks_per_node");
+    if (!nodes)
+        nodes = avail < 0 ? 0 : ntasks && ntasks < avail ? ntasks : avail;
+    if (!ntasks)
+        ntasks = per_node ? per_node * nodes : nodes;
+    if (avail < 0 || nodes < 1 || nodes > avail || ntasks < nodes ||
+        (per_node && ntasks > per_node * nodes)) {
+        free(cand);
+        return NULL;
+    }
+    struct job_step *s = xcalloc(1, sizeof *s);
+    s->ntasks = ntasks;
+    s->nnodes = (size_t)nodes;
+    s->alloc = cand;
+    s->tasks = xcalloc((size_t)nodes, sizeof *s->tasks);
+    s->gpus_per_task = body_int(body, "gpus_per_task");
+    s->cpus_per_task = body_int(body, "cpus_per_task");
+    for (int i = 0; i < nodes; i++)   /* within ntasks_per_node, as checked above */
+        s->tasks[i] = ntasks / nodes + (i < ntasks % nodes);
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (s->gpus_per_task * s->tasks[i] > popcount64(j->allocs[s->alloc[i]].gpu_mask)) {
+            step_free_all(s);
+            return NULL;
+        }
+    return s;
+}
+
+/* Slurm's compressed per-node counts: "2(x3),1". */
+char *step_counts_str(const int *v, size_t n)
+{
+    char *out = xstrdup("");
+    for (size_t i = 0; i < n;) {
+        size_t k = i;
+        while (k < n && v[k] == v[i])
+            k++;
+        char *t = k - i > 1 ? xasprintf("%s%s%d(x%zu)", out, *out ? "," : "", v[i], k - i)
+                            : xasprintf("%s%s%d", out, *out ? "," : "", v[i]);
+        free(out);
+        out = t;
+        i = k;
+    }
+    return out;
+}
+
+/* The GPUs of one step node, by task: each task's own with --gpus-per-task. */
+static json_t *node_gpus(const struct job_step *s, uint64_t mask, int ntasks)
+{
+    json_t *all = json_array();
+    for (int b = 0; b < 64; b++)
+        if (mask & (1ULL << b))
+            json_array_append_new(all, json_integer(b));
+    if (!s->gpus_per_task)
+        return all;
+    json_t *per = json_array();
+    for (int t = 0; t < ntasks; t++) {
+        json_t *mine = json_array();
+        for (int g = 0; g < s->gpus_per_task; g++)
+            json_array_append(mine, json_array_get(all, (size_t)(t * s->gpus_per_task + g)));
+        json_array_append_new(per, mine);
+    }
+    json_decref(all);
+    return per;
+}
+
+static json_t *step_json(const struct ctld *c, const struct job *j, const struct job_step *s)
+{
+    struct hostlist *hl = hostlist_create("");
+    json_t *nodes = json_array();
+    for (size_t i = 0, first = 0; i < s->nnodes; first += (size_t)s->tasks[i], i++) {
+        const struct sched_alloc *al = &j->allocs[s->alloc[i]];
+        const struct conf_node *cn = &c->conf->nodes[al->node];
+        hostlist_push(hl, cn->name);
+        json_t *n = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "name", cn->name, "addr",
+                              cn->addr, "port", cn->port, "node_id", (int)i, "ntasks",
+                              s->tasks[i], "first_task", (int)first);
+        json_object_set_new(n, s->gpus_per_task ? "task_gpus" : "gpus",
+                            node_gpus(s, al->gpu_mask, s->tasks[i]));
+        json_array_append_new(nodes, n);
+    }
+    char *nl = hostlist_ranged_string(hl), *tpn = step_counts_str(s->tasks, s->nnodes);
+    hostlist_destroy(hl);
+    json_t *o = json_pack("{s:I, s:i, s:i, s:i, s:s, s:i, s:s, s:s, s:o, s:i, s:s}", "job_id",
+                          (json_int_t)j->id, "step_id", s->id, "user_id", (int)j->uid,
+                          "group_id", (int)j->gid, "user_name", j->user_name, "ntasks",
+                          s->ntasks, "node_list", nl, "tasks_per_node", tpn, "nodes", nodes,
+                          "cpus_per_task", s->cpus_per_task, "name", s->name);
+    free(nl);
+    free(tpn);
+    return o;
+}
+
+static bool job_runs(struct http_req *r, const struct job *j)
+{
+    if (j->state == JOB_RUNNING)
+        return true;
+    if (j->state == JOB_PENDING)
+        http_reply_error(r, 400, ESLURM_JOB_PENDING, "Job is pending execution");
+    else
+        http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job/step already completing or completed");
+    return false;
+}
+
+void api_step_create(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = api_path_job(r);
+    if (!j)
+        return;
+    if (r->who.uid != 0 && r->who.uid != j->uid) {
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+        return;
+    }
+    if (!job_runs(r, j))
+        return;
+    struct job_step *s = layout(c, j, r->body);
+    if (!s) {
+        http_reply_error(r, 400, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, MSG_LAYOUT);
+        return;
+    }
+    const char *name = json_string_value(json_object_get(r->body, "name"));
+    s->name = xstrdup(name && *name ? name : j->name);
+    s->id = j->next_step++;
+    s->next = j->steps;
+    j->steps = s;
+    log_info("job %llu: step %d, %d tasks on %zu nodes", (unsigned long long)j->id, s->id,
+             s->ntasks, s->nnodes);
+    http_reply(r, 200, step_json(c, j, s));
+}
+
+void api_step_show(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = api_path_job(r);
+    if (!j || !job_runs(r, j))
+        return;
+    char *end;
+    long id = strtol(r->args[1], &end, 10);
+    const struct job_step *s = j->steps;
+    while (s && (*end || s->id != id))
+        s = s->next;
+    if (!s)
+        http_reply_error(r, 404, ESLURM_INVALID_STEP, "Invalid job step id specified");
+    else
+        http_reply(r, 200, step_json(c, j, s));
+}

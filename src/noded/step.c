@@ -1,0 +1,470 @@
+/*
+ * step: running this node's tasks of a job step and streaming their output
+ * to srun. See step.h for the protocol.
+ */
+#include "noded/step.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <event2/event.h>
+
+#include "common/conf.h"
+#include "common/log.h"
+#include "common/xmalloc.h"
+#include "noded/agent.h"
+#include "noded/jobexec.h"
+#include "noded/jobspec.h"
+
+#define ESLURM_ACCESS_DENIED 2002
+#define SLURM_ERROR_CODE 1
+#define BEAT_S 2
+#define LOOKUP_TIMEOUT_S 10
+
+struct task {
+    struct astep *st;
+    int procid, localid;
+    pid_t pid;
+    struct event *out[2];      /* stdout, stderr pipes; NULL once at EOF */
+    bool exited, reported;
+    int status;
+};
+
+struct astep {
+    struct agent *a;
+    struct http_req *r;
+    int64_t job_id;
+    int step_id;
+    uid_t uid;
+    pid_t pgid;
+    json_t *layout;            /* the controller's answer */
+    struct task *tasks;
+    int ntasks, left;          /* tasks here; not reported yet */
+    struct event *beat;
+    bool gone;                 /* srun went away: the tasks were killed */
+    struct astep *next;
+};
+
+static const char *env_str(json_t *o, const char *k, const char *def)
+{
+    const char *s = json_string_value(json_object_get(o, k));
+    return s ? s : def;
+}
+
+static void frame(struct astep *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void frame(struct astep *st, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+    if (!st->gone && !http_stream_write(st->r, buf, len))
+        st->gone = true;
+}
+
+static void step_unlink(struct astep *st)
+{
+    for (struct astep **pp = &st->a->steps; *pp; pp = &(*pp)->next)
+        if (*pp == st) {
+            *pp = st->next;
+            return;
+        }
+}
+
+static void step_free(struct astep *st)
+{
+    step_unlink(st);
+    for (int i = 0; i < st->ntasks; i++)
+        for (int f = 0; f < 2; f++)
+            if (st->tasks[i].out[f]) {
+                close(event_get_fd(st->tasks[i].out[f]));
+                event_free(st->tasks[i].out[f]);
+            }
+    if (st->beat)
+        event_free(st->beat);
+    json_decref(st->layout);
+    free(st->tasks);
+    free(st);
+}
+
+/* A task is reported once it has exited and both its pipes are drained;
+ * true when that was the last one and the step is gone (freed). */
+static bool task_maybe_done(struct task *t)
+{
+    struct astep *st = t->st;
+    if (t->reported || !t->exited || t->out[0] || t->out[1])
+        return false;
+    t->reported = true;
+    int code = WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 0;
+    int sig = WIFSIGNALED(t->status) ? WTERMSIG(t->status) : 0;
+    frame(st, "X %d %d %d\n", t->procid, code, sig);
+    if (--st->left > 0)
+        return false;
+    http_stream_end(st->r);
+    step_free(st);
+    return true;
+}
+
+static void read_pipe(struct task *t, evutil_socket_t fd, int which)
+{
+    char buf[65536];
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && (errno == EINTR || errno == EAGAIN))
+        return;
+    if (n <= 0) {
+        event_free(t->out[which]);
+        t->out[which] = NULL;
+        close(fd);
+        task_maybe_done(t);
+        return;
+    }
+    frame(t->st, "O %d %d %zd\n", t->procid, which + 1, n);
+    if (!t->st->gone && !http_stream_write(t->st->r, buf, (size_t)n))
+        t->st->gone = true;
+}
+
+static void on_stdout(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    read_pipe(arg, fd, 0);
+}
+
+static void on_stderr(evutil_socket_t fd, short what, void *arg)
+{
+    (void)what;
+    read_pipe(arg, fd, 1);
+}
+
+static void kill_tasks(struct astep *st, int sig)
+{
+    if (st->pgid > 1)
+        kill(-st->pgid, sig);
+}
+
+static void on_beat(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct astep *st = arg;
+    bool was_gone = st->gone;
+    frame(st, "H\n");
+    if (st->gone && !was_gone)
+        log_info("job %lld step %d: srun went away; killing its tasks", (long long)st->job_id,
+                 st->step_id);
+    if (st->gone)
+        kill_tasks(st, SIGKILL);
+}
+
+/* ---- the task's own process ---- */
+
+static char **task_env(struct astep *st, json_t *req, const struct task *t, json_t *node)
+{
+    json_t *env = json_object_get(req, "env");
+    size_t n = json_array_size(env), k = 0;
+    char **v = xcalloc(n + 24, sizeof *v);
+    for (size_t i = 0; i < n; i++)
+        if (json_is_string(json_array_get(env, i)))
+            v[k++] = xstrdup(json_string_value(json_array_get(env, i)));
+    json_t *L = st->layout;
+    json_t *gpus = json_object_get(node, "task_gpus")
+                       ? json_array_get(json_object_get(node, "task_gpus"), (size_t)t->localid)
+                       : json_object_get(node, "gpus");
+    char list[256] = "";
+    for (size_t i = 0, off = 0; i < json_array_size(gpus) && off < sizeof list - 8; i++)
+        off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", i ? "," : "",
+                                (long long)json_integer_value(json_array_get(gpus, i)));
+    int ntasks = (int)json_integer_value(json_object_get(L, "ntasks"));
+    v[k++] = xasprintf("SLURM_STEP_ID=%d", st->step_id);
+    v[k++] = xasprintf("SLURM_STEPID=%d", st->step_id);
+    v[k++] = xasprintf("SLURM_PROCID=%d", t->procid);
+    v[k++] = xasprintf("SLURM_LOCALID=%d", t->localid);
+    v[k++] = xasprintf("SLURM_NODEID=%lld", (long long)json_integer_value(json_object_get(node, "node_id")));
+    v[k++] = xasprintf("SLURM_NTASKS=%d", ntasks);
+    v[k++] = xasprintf("SLURM_NPROCS=%d", ntasks);
+    v[k++] = xasprintf("SLURM_STEP_NUM_TASKS=%d", ntasks);
+    v[k++] = xasprintf("SLURM_STEP_NUM_NODES=%zu", json_array_size(json_object_get(L, "nodes")));
+    v[k++] = xasprintf("SLURM_STEP_NODELIST=%s", env_str(L, "node_list", ""));
+    v[k++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", env_str(L, "tasks_per_node", ""));
+    v[k++] = xasprintf("SLURMD_NODENAME=%s", st->a->node->name);
+    v[k++] = xasprintf("SLURM_TASK_PID=%d", (int)getpid());
+    if (json_array_size(gpus)) {
+        v[k++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", list);
+        v[k++] = xasprintf("GPU_DEVICE_ORDINAL=%s", list);
+        v[k++] = xasprintf("SLURM_STEP_GPUS=%s", list);
+    }
+    return v;
+}
+
+/* Later entries win, as in a shell's environment: the step's over srun's. */
+static char **env_dedup(char **v)
+{
+    size_t n = 0;
+    while (v[n])
+        n++;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t klen = strcspn(v[i], "=");
+        bool later = false;
+        for (size_t j = i + 1; j < n && !later; j++)
+            later = strncmp(v[i], v[j], klen + 1) == 0;
+        if (!later)
+            v[k++] = v[i];
+    }
+    v[k] = NULL;
+    return v;
+}
+
+static void task_exec(struct astep *st, json_t *req, const struct task *t, json_t *node,
+                      int out, int err) __attribute__((noreturn));
+
+static void task_exec(struct astep *st, json_t *req, const struct task *t, json_t *node,
+                      int out, int err)
+{
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    for (int s = 1; s < NSIG; s++)
+        if (s != SIGKILL && s != SIGSTOP)
+            signal(s, SIG_DFL);
+    setpgid(0, st->pgid ? st->pgid : 0);
+    struct job_spec js = { .uid = st->uid,
+                           .gid = (int64_t)json_integer_value(json_object_get(st->layout, "group_id")),
+                           .user_name = (char *)env_str(st->layout, "user_name", "") };
+    int in = open("/dev/null", O_RDONLY);
+    if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+        _exit(1);
+    if (jobexec_become_user(&js) < 0) {
+        dprintf(2, "slurmstepd: error: cannot become uid %d: %s\n", (int)st->uid, strerror(errno));
+        _exit(1);
+    }
+    const char *cwd = env_str(req, "cwd", "/tmp");
+    if (chdir(cwd) < 0) {
+        dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n", cwd,
+                strerror(errno));
+        if (chdir("/tmp") < 0)
+            _exit(1);
+    }
+    close_range(3, ~0U, 0);
+    json_t *argv = json_object_get(req, "argv");
+    char **av = xcalloc(json_array_size(argv) + 1, sizeof *av);
+    for (size_t i = 0; i < json_array_size(argv); i++)
+        av[i] = (char *)json_string_value(json_array_get(argv, i));
+    extern char **environ;
+    environ = env_dedup(task_env(st, req, t, node));
+    execvp(av[0], av);
+    dprintf(2, "slurmstepd: error: execve(): %s: %s\n", av[0], strerror(errno));
+    _exit(2);
+}
+
+/* ---- starting ---- */
+
+static int task_start(struct astep *st, json_t *req, struct task *t, json_t *node)
+{
+    int out[2], err[2];
+    if (pipe2(out, O_CLOEXEC) < 0)
+        return -1;
+    if (pipe2(err, O_CLOEXEC) < 0) {
+        close(out[0]);
+        close(out[1]);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0)
+        task_exec(st, req, t, node, out[1], err[1]);
+    close(out[1]);
+    close(err[1]);
+    if (pid < 0) {
+        close(out[0]);
+        close(err[0]);
+        return -1;
+    }
+    if (!st->pgid)
+        st->pgid = pid;
+    setpgid(pid, st->pgid);   /* both sides, so no signal finds it outside */
+    t->pid = pid;
+    int fds[2] = { out[0], err[0] };
+    for (int f = 0; f < 2; f++) {
+        evutil_make_socket_nonblocking(fds[f]);
+        t->out[f] = event_new(st->a->base, fds[f], EV_READ | EV_PERSIST,
+                              f ? on_stderr : on_stdout, t);
+        event_add(t->out[f], NULL);
+    }
+    return 0;
+}
+
+static json_t *my_node(struct astep *st)
+{
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(st->layout, "nodes"), i, n)
+        if (strcmp(env_str(n, "name", ""), st->a->node->name) == 0)
+            return n;
+    return NULL;
+}
+
+static void start_tasks(struct astep *st, json_t *node)
+{
+    json_t *req = st->r->body;
+    int first = (int)json_integer_value(json_object_get(node, "first_task"));
+    st->ntasks = st->left = (int)json_integer_value(json_object_get(node, "ntasks"));
+    st->tasks = xcalloc((size_t)st->ntasks + 1, sizeof *st->tasks);
+    if (!http_stream_start(st->r)) {   /* srun left while the layout came */
+        http_stream_end(st->r);
+        step_free(st);
+        return;
+    }
+    for (int i = 0; i < st->ntasks; i++) {
+        struct task *t = &st->tasks[i];
+        *t = (struct task){ .st = st, .procid = first + i, .localid = i };
+        if (task_start(st, req, t, node) < 0) {
+            frame(st, "E cannot start task %d on %s: %s\n", t->procid, st->a->node->name,
+                  strerror(errno));
+            t->exited = true;
+            t->status = 1 << 8;
+        }
+    }
+    st->beat = event_new(st->a->base, -1, EV_PERSIST, on_beat, st);
+    struct timeval tv = { BEAT_S, 0 };
+    event_add(st->beat, &tv);
+    for (int i = 0, n = st->ntasks; i < n; i++)
+        if (task_maybe_done(&st->tasks[i]))
+            return;
+}
+
+/* The controller's layout came: is the caller the job's user, does the
+ * step have tasks here? */
+static void on_layout(int status, json_t *body, void *arg)
+{
+    struct astep *st = arg;
+    json_t *node = NULL;
+    int64_t owner = json_integer_value(json_object_get(body, "user_id"));
+    if (status != 200) {
+        const char *e = json_string_value(json_object_get(body, "error"));
+        http_reply_error(st->r, status ? status : 503, SLURM_ERROR_CODE, "%s",
+                         e ? e : "Unable to contact slurm controller (connect failure)");
+    } else if (st->uid != 0 && st->uid != (uid_t)owner) {
+        http_reply_error(st->r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+    } else {
+        st->layout = json_incref(body);
+        st->uid = (uid_t)owner;
+        if (!(node = my_node(st)))
+            http_reply_error(st->r, 400, SLURM_ERROR_CODE, "Step %lld.%d has no tasks on %s",
+                             (long long)st->job_id, st->step_id, st->a->node->name);
+    }
+    if (!node) {
+        step_free(st);
+        return;
+    }
+    log_info("job %lld step %d: %lld tasks", (long long)st->job_id, st->step_id,
+             (long long)json_integer_value(json_object_get(node, "ntasks")));
+    start_tasks(st, node);
+}
+
+static bool valid_request(json_t *b)
+{
+    json_t *argv = json_object_get(b, "argv"), *env = json_object_get(b, "env");
+    if (!json_is_integer(json_object_get(b, "job_id")) ||
+        !json_is_integer(json_object_get(b, "step_id")) || !json_is_array(argv) ||
+        json_array_size(argv) == 0 || (env && !json_is_array(env)) ||
+        !json_is_string(json_object_get(b, "cwd")))
+        return false;
+    size_t i;
+    json_t *v;
+    json_array_foreach(argv, i, v) if (!json_is_string(v)) return false;
+    return true;
+}
+
+void step_launch(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    if (!valid_request(r->body)) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE,
+                         "step request needs job_id, step_id, argv, env and cwd");
+        return;
+    }
+    if (a->stopping) {
+        http_reply_error(r, 503, SLURM_ERROR_CODE, "Node %s is shutting down", a->node->name);
+        return;
+    }
+    struct astep *st = xcalloc(1, sizeof *st);
+    st->a = a;
+    st->r = r;
+    st->uid = r->who.uid;
+    st->job_id = json_integer_value(json_object_get(r->body, "job_id"));
+    st->step_id = (int)json_integer_value(json_object_get(r->body, "step_id"));
+    st->next = a->steps;
+    a->steps = st;
+    char path[96];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/steps/%d", (long long)st->job_id, st->step_id);
+    http_call(a->base, a->conf->munge_socket, a->conf->ctld_addr, a->conf->ctld_port, "GET",
+              path, NULL, LOOKUP_TIMEOUT_S, on_layout, st);
+}
+
+void step_signal(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    json_t *sig = json_object_get(r->body, "signal");
+    int64_t job = json_integer_value(json_object_get(r->body, "job_id"));
+    int64_t step = json_integer_value(json_object_get(r->body, "step_id"));
+    if (!json_is_integer(sig) || json_integer_value(sig) <= 0 || json_integer_value(sig) >= NSIG) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE, "Invalid signal");
+        return;
+    }
+    for (struct astep *st = a->steps; st; st = st->next) {
+        if (st->job_id != job || st->step_id != step || !st->layout)
+            continue;
+        if (r->who.uid != 0 && r->who.uid != st->uid) {
+            http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+            return;
+        }
+        kill_tasks(st, (int)json_integer_value(sig));
+        http_reply(r, 200, NULL);
+        return;
+    }
+    http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
+}
+
+bool step_reaped(struct agent *a, pid_t pid, int status)
+{
+    for (struct astep *st = a->steps; st; st = st->next)
+        for (int i = 0; i < st->ntasks; i++)
+            if (st->tasks[i].pid == pid && !st->tasks[i].exited) {
+                st->tasks[i].exited = true;
+                st->tasks[i].status = status;
+                task_maybe_done(&st->tasks[i]);
+                return true;
+            }
+    return false;
+}
+
+void step_kill_all(struct agent *a)
+{
+    for (struct astep *st = a->steps; st; st = st->next)
+        kill_tasks(st, SIGKILL);
+}
+
+void step_free_all(struct agent *a)
+{
+    struct astep **pp = &a->steps;
+    while (*pp) {
+        struct astep *st = *pp;
+        if (!st->layout) {   /* its controller lookup is still out: it owns st */
+            pp = &st->next;
+            continue;
+        }
+        kill_tasks(st, SIGKILL);
+        http_stream_end(st->r);
+        step_free(st);
+    }
+}

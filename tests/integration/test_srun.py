@@ -1,0 +1,119 @@
+"""srun inside an allocation: job steps over the job's nodes through their
+node agents, each task's rank and GPUs, output back to srun (with -l
+labels), exit codes and signals, --kill-on-bad-exit, the tasks' user, and
+no task left behind once the job is cancelled."""
+
+import os
+import re
+import time
+
+import pytest
+
+from helpers import pid_alive, read, wait_file, wait_for
+
+
+def run_job(c, workdir, args, body, user=None, timeout=40):
+    out = os.path.join(workdir, "out.txt")
+    job = c.sbatch(list(args) + ["-o", out], cwd=workdir, user=user,
+                   script="#!/bin/sh\n" + body)
+    c.wait_state(job, ("COMPLETED", "FAILED"), timeout=timeout)
+    return job, read(out)
+
+
+def test_ranks_nodes_and_gpus(cluster, workdir):
+    body = ("srun -l --gpus-per-task=1 sh -c 'echo rank=$SLURM_PROCID local=$SLURM_LOCALID "
+            "node=$SLURMD_NODENAME nodeid=$SLURM_NODEID n=$SLURM_NTASKS "
+            "step=$SLURM_STEP_ID gpu=$CUDA_VISIBLE_DEVICES tpn=$SLURM_STEP_TASKS_PER_NODE'\n"
+            "echo rc=$?\n"
+            "echo job tpn=$SLURM_TASKS_PER_NODE ntasks=$SLURM_NTASKS\n")
+    job, out = run_job(cluster, workdir, ["-N2", "--ntasks-per-node=2", "--gpus-per-node=2"], body)
+    rows = [dict(kv.split("=") for kv in line.split(": ", 1)[1].split())
+            for line in out.splitlines() if re.match(r"\d: rank=", line)]
+    assert len(rows) == 4, out
+    for line in out.splitlines():
+        if "rank=" in line:
+            assert line.startswith(line.split("rank=")[1].split()[0] + ": "), line
+    assert sorted(r["rank"] for r in rows) == ["0", "1", "2", "3"]
+    assert {r["n"] for r in rows} == {"4"} and {r["step"] for r in rows} == {"0"}
+    assert {r["tpn"] for r in rows} == {"2(x2)"}
+    by_node = {}
+    for r in rows:
+        by_node.setdefault(r["node"], []).append(r)
+    assert len(by_node) == 2, out
+    for node, rs in by_node.items():
+        assert sorted(r["local"] for r in rs) == ["0", "1"]
+        assert len({r["nodeid"] for r in rs}) == 1
+        gpus = [r["gpu"] for r in rs]
+        assert len(set(gpus)) == 2 and all(re.fullmatch(r"\d", g) for g in gpus), out
+    assert "rc=0" in out
+    assert "job tpn=2(x2) ntasks=4" in out
+
+
+def test_exit_codes_and_signals(cluster, workdir):
+    body = ("srun -n1 sh -c 'echo to-err >&2; exit 3'; echo rc=$?\n"
+            "srun -n1 sh -c 'kill -9 $$'; echo rc=$?\n"
+            "srun -n1 /no/such/program; echo rc=$?\n"
+            "srun -n2 -l echo hi; echo rc=$?\n")
+    job, out = run_job(cluster, workdir, ["-n2"], body)
+    lines = out.splitlines()
+    assert "to-err" in lines
+    assert re.search(r"^srun: error: node\d: task 0: Exited with exit code 3$\nrc=3$", out, re.M), out
+    assert re.search(r"^srun: error: node\d: task 0: Killed$\nrc=137$", out, re.M), out
+    assert "slurmstepd: error: execve(): /no/such/program: No such file or directory" in out
+    assert re.search(r"task 0: Exited with exit code 2$\nrc=2$", out, re.M), out
+    assert sorted(l for l in lines if l.endswith(": hi")) == ["0: hi", "1: hi"]
+    assert lines[-1] == "rc=0"
+
+
+def test_kill_on_bad_exit(cluster, workdir):
+    body = ("start=$(date +%s)\n"
+            "srun -n2 -K sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 1; fi; exec sleep 60'\n"
+            "echo rc=$? took=$(( $(date +%s) - start ))\n")
+    job, out = run_job(cluster, workdir, ["-n2"], body)
+    assert "task 1: Exited with exit code 1" in out
+    took = int(re.search(r"took=(\d+)", out).group(1))
+    assert took < 20, out
+    assert re.search(r"rc=[1-9]", out), out
+
+
+def test_tasks_run_as_the_user(cluster, workdir, users):
+    job, out = run_job(cluster, workdir, ["-N2", "--ntasks-per-node=1"],
+                       "srun -l sh -c 'id -un; pwd'\n", user="herdtest1")
+    assert sorted(l for l in out.splitlines() if "herdtest" in l) == \
+        ["0: herdtest1", "1: herdtest1"], out
+    assert f"0: {workdir}" in out.splitlines()
+
+
+def test_other_users_job_refused(cluster, workdir, users):
+    c = cluster
+    job = c.sbatch([], cwd=workdir, user="herdtest1", script="#!/bin/sh\nexec sleep 60\n")
+    c.wait_state(job, "RUNNING")
+    cp = c.run(["srun", f"--jobid={job}", "true"], user="herdtest2", check=False)
+    assert cp.returncode == 1
+    assert cp.stderr.strip() == \
+        f"srun: error: Unable to create step for job {job}: Access/permission denied"
+    c.run(["scancel", str(job)])
+
+
+def test_no_task_left_after_scancel(cluster, workdir):
+    c = cluster
+    body = "srun -N2 -n2 sh -c 'echo $$ > pid.$SLURM_PROCID; exec sleep 300'\n"
+    job = c.sbatch(["-N2", "--ntasks-per-node=1"], cwd=workdir, script="#!/bin/sh\n" + body)
+    pids = [int(wait_file(os.path.join(workdir, f"pid.{i}"), contains="\n").strip())
+            for i in range(2)]
+    assert all(pid_alive(p) for p in pids)
+    c.run(["scancel", str(job)])
+    c.wait_state(job, "CANCELLED")
+    wait_for(lambda: not any(pid_alive(p) for p in pids), 20, f"step tasks {pids} to end")
+
+
+def test_outside_allocation_and_bad_options(cluster):
+    env_cp = cluster.run(["srun", "true"], check=False,
+                         extra_env={"SLURM_JOB_ID": ""})
+    assert env_cp.returncode == 1 and "outside an allocation" in env_cp.stderr
+    cp = cluster.run(["srun", "--jobid=1"], check=False)
+    assert cp.returncode == 1 and "No command given to execute" in cp.stderr
+    cp = cluster.run(["srun", "--jobid=999999", "true"], check=False)
+    assert cp.returncode == 1
+    assert cp.stderr.strip() == \
+        "srun: error: Unable to create step for job 999999: Invalid job id specified"
