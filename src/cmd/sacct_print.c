@@ -106,7 +106,9 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;
     if (o->allocations || !started)
         return;
-    for (r.kind = SACCT_BATCH; r.kind <= SACCT_EXTERN; r.kind++)
+    /* an allocation of srun or salloc has no batch step, as in Slurm */
+    bool batch = !jget_bool(json_object_get(r.rec, "spec"), "allocation", false);
+    for (r.kind = batch ? SACCT_BATCH : SACCT_EXTERN; r.kind <= SACCT_EXTERN; r.kind++)
         if (wanted(want, nwant, r.id, r.kind))
             print_row(out, o, x, &r);
 }

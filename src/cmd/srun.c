@@ -12,6 +12,7 @@
 
 #include <event2/event.h>
 
+#include "cmd/alloc.h"
 #include "cmd/client.h"
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
@@ -54,6 +55,12 @@ static const struct option srun_options[] = {
     {"mem-per-cpu", required_argument, NULL, OPT_IGNORED},
     {"mem-per-gpu", required_argument, NULL, OPT_IGNORED},
     {"time", required_argument, NULL, 't'},
+    {"gres", required_argument, NULL, OPT_IGNORED},
+    {"gpus", required_argument, NULL, 'G'},
+    {"gpus-per-node", required_argument, NULL, OPT_IGNORED},
+    {"exclude", required_argument, NULL, 'x'},
+    {"constraint", required_argument, NULL, 'C'},
+    {"comment", required_argument, NULL, OPT_IGNORED},
     {"partition", required_argument, NULL, 'p'},
     {"account", required_argument, NULL, 'A'},
     {"qos", required_argument, NULL, 'q'},
@@ -112,7 +119,8 @@ static int srun_opt(int c, struct srun_opts *o)
         return strcmp(optarg, "none") == 0 ? 0 : unsupported("--mpi other than none");
     case 'o': case 'e': case 'i': return unsupported("srun's --output/--error/--input");
     case OPT_UNSUPPORTED: return unsupported("--pty");
-    case 'u': case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case OPT_IGNORED:
+    case 'u': case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
+    case 'C': case OPT_IGNORED:
         return 0;
     case OPT_HELP:
         printf("Usage: srun [-n ntasks] [-N nodes] [-c ncpus] [-l] [-K] [-w hosts] "
@@ -124,20 +132,58 @@ static int srun_opt(int c, struct srun_opts *o)
     }
 }
 
-static int srun_parse(int argc, char **argv, struct srun_opts *o)
+/* The options that shape an allocation, which sbatch's parser reads. */
+static const char *const alloc_names[] = {
+    "ntasks", "nodes", "ntasks-per-node", "cpus-per-task", "nodelist", "job-name", "time",
+    "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
+    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "exclusive", "comment", NULL,
+};
+
+static const char *long_name(int c, int li)
 {
-    int c;
+    if (li >= 0)
+        return srun_options[li].name;
+    for (const struct option *p = srun_options; p->name; p++)
+        if (p->val == c)
+            return p->name;
+    return NULL;
+}
+
+static void keep_for_alloc(struct srun_opts *o, int c, int li)
+{
+    const char *name = long_name(c, li);
+    for (const char *const *a = alloc_names; name && *a; a++)
+        if (strcmp(name, *a) == 0) {
+            o->alloc_argv = xrealloc(o->alloc_argv, (size_t)(o->alloc_argc + 2) * sizeof(char *));
+            o->alloc_argv[o->alloc_argc++] = optarg ? xasprintf("--%s=%s", name, optarg)
+                                                    : xasprintf("--%s", name);
+            o->alloc_argv[o->alloc_argc] = NULL;
+            return;
+        }
+}
+
+int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
+{
+    int c, li = -1;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:", srun_options,
-                            NULL)) != -1)
+    o->alloc_argv = xcalloc(2, sizeof(char *));
+    o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
+    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:",
+                            srun_options, &li)) != -1) {
         if (srun_opt(c, o) < 0)
             return -1;
-    if (optind >= argc) {
-        fprintf(stderr, "srun: fatal: No command given to execute.\n");
-        return -1;
+        keep_for_alloc(o, c, li);
+        li = -1;
     }
     o->argv = argv + optind;
     return 0;
+}
+
+void srun_opts_free(struct srun_opts *o)
+{
+    for (int i = 0; i < o->alloc_argc; i++)
+        free(o->alloc_argv[i]);
+    free(o->alloc_argv);
 }
 
 static int env_int(const char *name)
@@ -330,21 +376,62 @@ static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout
     return rc;
 }
 
+static int step_in(const char *jobid, const struct srun_opts *o)
+{
+    json_t *layout = create_step(jobid, o);
+    if (!layout)
+        return 1;
+    int rc = run_step(o, jobid, layout);
+    json_decref(layout);
+    return rc;
+}
+
+/* --gpus-per-task outside an allocation: the allocation must hold them. */
+static void gpus_for_tasks(struct srun_opts *o)
+{
+    for (int i = 1; i < o->alloc_argc; i++)
+        if (strncmp(o->alloc_argv[i], "--gpus", 6) == 0 || strncmp(o->alloc_argv[i], "--gres", 6) == 0)
+            return;
+    if (!o->gpus_per_task)
+        return;
+    int nodes = o->nodes ? o->nodes : 1, ntasks = o->ntasks ? o->ntasks : nodes;
+    int per_node = o->ntasks_per_node ? o->ntasks_per_node : (ntasks + nodes - 1) / nodes;
+    o->alloc_argv = xrealloc(o->alloc_argv, (size_t)(o->alloc_argc + 2) * sizeof(char *));
+    o->alloc_argv[o->alloc_argc++] = xasprintf("--gpus-per-node=%d", per_node * o->gpus_per_task);
+    o->alloc_argv[o->alloc_argc] = NULL;
+}
+
+/* Outside an allocation srun makes one, runs the step in it and ends it. */
+static int step_in_new_allocation(struct srun_opts *o)
+{
+    gpus_for_tasks(o);
+    const char *base = strrchr(o->argv[0], '/');
+    int64_t id = alloc_create(PROG, o->alloc_argc, o->alloc_argv, base ? base + 1 : o->argv[0]);
+    json_t *job = NULL;
+    if (!id)
+        return 1;
+    if (alloc_wait(PROG, id, &job) < 0)
+        return 1;
+    alloc_setenv(job);
+    json_decref(job);
+    char jobid[32];
+    snprintf(jobid, sizeof jobid, "%lld", (long long)id);
+    int rc = step_in(jobid, o);
+    alloc_release(PROG, id, rc);
+    return rc;
+}
+
 int cmd_srun(int argc, char **argv)
 {
     struct srun_opts o = { 0 };
-    if (srun_parse(argc, argv, &o) < 0)
-        return 1;
-    const char *jobid = o.jobid ? o.jobid : getenv("SLURM_JOB_ID");
-    if (!jobid || !*jobid) {
-        unsupported("srun outside an allocation (submit with sbatch and run srun in the script)");
-        return 1;
-    }
-    json_t *layout = create_step(jobid, &o);
-    if (!layout)
-        return 1;
+    int rc = 1;
     signal(SIGPIPE, SIG_IGN);
-    int rc = run_step(&o, jobid, layout);
-    json_decref(layout);
+    if (srun_parse(PROG, argc, argv, &o) == 0 && !o.argv[0])
+        fprintf(stderr, "srun: fatal: No command given to execute.\n");
+    else if (o.argv && o.argv[0]) {
+        const char *jobid = o.jobid ? o.jobid : getenv("SLURM_JOB_ID");
+        rc = jobid && *jobid ? step_in(jobid, &o) : step_in_new_allocation(&o);
+    }
+    srun_opts_free(&o);
     return rc;
 }

@@ -19,7 +19,13 @@ struct srun_opts {
     const char *nodelist, *name, *chdir, *jobid;
     bool label, kill_on_bad_exit, quiet;
     char **argv;               /* the command, from the first non-option */
+    char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
+    int alloc_argc;
 };
+
+/* srun's options (salloc takes the same); prog names the errors. 0 or -1. */
+int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o);
+void srun_opts_free(struct srun_opts *o);
 
 /* One node's stream and what srun knows of its tasks. */
 struct srun_node {

@@ -48,8 +48,8 @@ static uint64_t submit_one(struct ctld *c, json_t *spec, const struct auth_id *w
     store_set_next_id(c->store, c->next_job_id);
     json_t *env = json_object_get(spec, "environment");
     json_t *noenv = env ? NULL : json_array();
-    store_job_script(c->store, j->id, json_string_value(json_object_get(spec, "script")),
-                     env ? env : noenv);
+    const char *script = json_string_value(json_object_get(spec, "script"));
+    store_job_script(c->store, j->id, script ? script : "", env ? env : noenv);
     json_decref(noenv);
     job_save(c, j);
     job_insert(c, j);

@@ -52,7 +52,8 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
     size_t idx = node_index(c, n);
     for (size_t i = 0; i < c->njobs; i++) {
         struct job *j = c->jobs[i];
-        if (j->state != JOB_RUNNING || j->nallocs == 0 || j->allocs[0].node != idx)
+        if (j->state != JOB_RUNNING || j->nallocs == 0 || j->allocs[0].node != idx ||
+            j->alloc_only)
             continue;
         if (listed(jobs, j->id)) {
             j->launch = LAUNCH_ACKED;

@@ -82,6 +82,8 @@ struct job {
     struct job_deps *deps;     /* sbatch --dependency: depend.h; NULL for none */
     struct job_step *steps;    /* srun's steps while it runs, newest first: step.h */
     int next_step;             /* the next step's id (stored: ids are not reused) */
+    bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
+                                * owner (POST .../complete), a cancel or its time limit */
 };
 
 struct node {

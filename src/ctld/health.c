@@ -4,12 +4,14 @@
  * finished jobs older than MinJobAge leave memory (the store keeps them).
  */
 #include <event2/event.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 
 int64_t ctld_now(void)
 {
@@ -22,6 +24,21 @@ static void check_nodes(struct ctld *c, int64_t now)
         struct node *n = &c->nodes[i];
         if (n->registered && !n->down && now - n->last_seen > c->conf->slurmd_timeout)
             node_mark_down(c, n, "Not responding");
+    }
+}
+
+/* An allocation has no supervisor to keep its time limit: the controller
+ * does, and kills what its steps still run. */
+static void check_allocations(struct ctld *c, int64_t now)
+{
+    for (size_t i = 0; i < c->njobs; i++) {
+        struct job *j = c->jobs[i];
+        if (j->alloc_only && j->state == JOB_RUNNING && j->time_limit >= 0 &&
+            now >= j->start_time + j->time_limit * 60) {
+            log_info("job %llu: allocation reached its time limit", (unsigned long long)j->id);
+            step_signal_all(c, j, SIGKILL);
+            job_end(c, j, JOB_TIMEOUT, 0, 0, now);
+        }
     }
 }
 
@@ -45,6 +62,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     check_nodes(c, now);
+    check_allocations(c, now);
     purge_jobs(c, now);
     sched_tick(c, now);
 }

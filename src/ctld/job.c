@@ -252,6 +252,7 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
     const char *name = get_str(p, spec, "name");
     j->name = xstrdup(name && *name ? name : "sbatch");
     j->begin_time = get_int(p, spec, "begin_time", 0, 0, INT64_MAX);
+    j->alloc_only = json_is_true(json_object_get(spec, "allocation"));
     j->deadline = get_int(p, spec, "deadline", 0, 0, INT64_MAX);
     if (!p->failed && array_parse(c, j, spec, p->submit, p->err, p->errlen) < 0) {
         p->failed = true;   /* array_parse wrote the message */
@@ -307,7 +308,7 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid, in
                           int *code, char *err, size_t errlen)
 {
     struct parse p = { .err = err, .errlen = errlen, .submit = true };
-    if (!spec_has_script(spec))
+    if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
     struct job *j = p.failed ? NULL : job_parse(c, spec, c->next_job_id, &p);
     if (j)

@@ -3,6 +3,7 @@
  * after the job's RUNNING state is durable, so a restart can never forget a
  * job that a node runs; a launch that fails puts the job back in the queue.
  */
+#include <signal.h>
 #include <stdlib.h>
 
 #include "common/conf.h"
@@ -132,6 +133,12 @@ static void signal_done(int status, json_t *body, void *arg)
 
 void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch)
 {
+    if (j->alloc_only) {   /* no batch shell: its steps' tasks, and a cancel ends it here */
+        step_signal_all(c, j, cancel ? SIGKILL : sig);
+        if (cancel)
+            job_end(c, j, JOB_CANCELLED, 0, 0, 0);
+        return;
+    }
     const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
     json_t *body = json_pack("{s:I, s:i, s:b, s:b}", "job_id", (json_int_t)j->id, "signal", sig,
                              "cancel", cancel, "batch", batch);

@@ -178,12 +178,13 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     free(j->reason_text);
     j->reason_text = NULL;
     j->start_time = ctld_now();
-    j->launch = LAUNCH_NONE;
+    j->launch = j->alloc_only ? LAUNCH_ACKED : LAUNCH_NONE;   /* nothing to send a node */
     c->stats.started++;
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,
              c->conf->nodes[j->allocs[0].node].name);
-    launch_job(c, j);
+    if (!j->alloc_only)
+        launch_job(c, j);
     api_wait_notify(c, j->id);
     depend_notify(c, j);
 }

@@ -4,6 +4,7 @@
  */
 #include "ctld/step.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -200,6 +201,48 @@ void api_step_create(struct http_req *r)
     log_info("job %llu: step %d, %d tasks on %zu nodes", (unsigned long long)j->id, s->id,
              s->ntasks, s->nnodes);
     http_reply(r, 200, step_json(c, j, s));
+}
+
+static void signal_done(int status, json_t *body, void *arg)
+{
+    (void)status;
+    (void)body;
+    (void)arg;
+}
+
+void step_signal_all(struct ctld *c, const struct job *j, int sig)
+{
+    for (const struct job_step *s = j->steps; s; s = s->next)
+        for (size_t i = 0; i < s->nnodes; i++) {
+            const struct conf_node *cn = &c->conf->nodes[j->allocs[s->alloc[i]].node];
+            json_t *b = json_pack("{s:I, s:i, s:i}", "job_id", (json_int_t)j->id, "step_id",
+                                  s->id, "signal", sig);
+            http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST",
+                      "/v1/steps/signal", b, 10, signal_done, NULL);
+        }
+}
+
+void api_alloc_complete(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = api_path_job(r);
+    if (!j)
+        return;
+    json_t *code = json_object_get(r->body, "exit_code");
+    if (r->who.uid != 0 && r->who.uid != j->uid)
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+    else if (!j->alloc_only)
+        http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job is not an allocation (a batch job "
+                         "ends with its script)");
+    else if (code && (!json_is_integer(code) || json_integer_value(code) < 0 ||
+                      json_integer_value(code) > 255))
+        http_reply_error(r, 400, 0, "Invalid exit code");
+    else if (job_runs(r, j)) {
+        int rc = (int)json_integer_value(code);
+        step_signal_all(c, j, SIGKILL);
+        job_end(c, j, rc ? JOB_FAILED : JOB_COMPLETED, rc, 0, 0);
+        http_reply(r, 200, NULL);
+    }
 }
 
 void api_step_show(struct http_req *r)

@@ -13,6 +13,7 @@
 
 #include "common/http.h"
 
+struct ctld;
 struct job;
 
 /* One step's layout, as created; the job owns its list. */
@@ -31,6 +32,13 @@ struct job_step {
 void step_free_all(struct job_step *s);   /* the whole list; NULL is a no-op */
 /* Slurm's compressed per-node counts ("2(x3),1"), as SLURM_TASKS_PER_NODE. */
 char *step_counts_str(const int *v, size_t n);
+
+/* sig to every task of every step of j, through the node agents. */
+void step_signal_all(struct ctld *c, const struct job *j, int sig);
+
+/* POST /v1/jobs/{id}/complete {"exit_code"}: the owner of an allocation
+ * (srun, salloc) ends it: COMPLETED, or FAILED with a non-zero code. */
+void api_alloc_complete(struct http_req *r);
 
 /* POST /v1/jobs/{id}/steps {"ntasks", "nodes", "ntasks_per_node", "cpus_per_task",
  * "gpus_per_task", "nodelist", "name"} -> the layout, with each node's address. */

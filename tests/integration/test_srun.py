@@ -5,11 +5,11 @@ no task left behind once the job is cancelled."""
 
 import os
 import re
-import time
+import subprocess
 
 import pytest
 
-from helpers import pid_alive, read, wait_file, wait_for
+from helpers import base_env, pid_alive, read, wait_file, wait_for
 
 
 def run_job(c, workdir, args, body, user=None, timeout=40):
@@ -107,13 +107,66 @@ def test_no_task_left_after_scancel(cluster, workdir):
     wait_for(lambda: not any(pid_alive(p) for p in pids), 20, f"step tasks {pids} to end")
 
 
-def test_outside_allocation_and_bad_options(cluster):
-    env_cp = cluster.run(["srun", "true"], check=False,
-                         extra_env={"SLURM_JOB_ID": ""})
-    assert env_cp.returncode == 1 and "outside an allocation" in env_cp.stderr
+def test_srun_makes_its_own_allocation(cluster, workdir):
+    c = cluster
+    cp = c.run(["srun", "-N2", "-n4", "-l", "-J", "standalone", "sh", "-c",
+                "echo $SLURMD_NODENAME $SLURM_PROCID $SLURM_JOB_NUM_NODES"],
+               cwd=workdir, extra_env={"SLURM_JOB_ID": ""})
+    lines = sorted(cp.stdout.splitlines())
+    assert [l.split(":")[0] for l in lines] == ["0", "1", "2", "3"], cp.stdout
+    assert len({l.split()[1] for l in lines}) == 2 and {l.split()[3] for l in lines} == {"2"}
+    acct = c.run(["sacct", "-n", "-P", "--name", "standalone", "-o", "JobID,State,NNodes"]).stdout
+    rows = acct.split()
+    assert len(rows) == 2 and rows[0].endswith("|COMPLETED|2"), acct
+    assert rows[1].endswith(".extern|COMPLETED|2"), "an allocation has no batch step: " + acct
+    bad = c.run(["srun", "-p", "nosuch", "true"], check=False, extra_env={"SLURM_JOB_ID": ""})
+    assert bad.returncode == 1
+    assert bad.stderr.strip() == \
+        "srun: error: Unable to allocate resources: Invalid partition name specified"
+
+
+def test_salloc_runs_srun_inside(cluster, workdir):
+    c = cluster
+    cp = c.run(["salloc", "-N2", "-J", "sallocjob", "sh", "-c",
+                "echo job=$SLURM_JOB_ID nodes=$SLURM_JOB_NODELIST; srun -l hostname >/dev/null; "
+                "srun sh -c 'echo $SLURMD_NODENAME'; exit 4"],
+               cwd=workdir, check=False, extra_env={"SLURM_JOB_ID": ""})
+    assert cp.returncode == 4, cp.stderr
+    job = int(re.search(r"job=(\d+)", cp.stdout).group(1))
+    assert "nodes=node[1-2]" in cp.stdout
+    assert sorted(cp.stdout.split()[2:]) == ["node1", "node2"], cp.stdout
+    assert cp.stderr.splitlines() == [f"salloc: Granted job allocation {job}",
+                                      f"salloc: Relinquishing job allocation {job}"]
+    c.wait_state(job, "FAILED")
+    assert c.api_job(job)["exit_code"] == 4
+
+
+def test_scancel_of_an_allocation_ends_its_steps(cluster, workdir):
+    c = cluster
+    pidfile = os.path.join(workdir, "pid")
+    proc = subprocess.Popen(
+        ["salloc", "-J", "cancelme", "srun", "sh", "-c", f"echo $$ > {pidfile}; exec sleep 300"],
+        env=dict(base_env(c.conf), SLURM_JOB_ID=""), cwd=workdir, stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True)
+    try:
+        pid = int(wait_file(pidfile, contains="\n").strip())
+        job = int(c.run(["squeue", "-h", "-n", "cancelme", "-o", "%i"]).stdout.split()[0])
+        c.run(["scancel", str(job)])
+        c.wait_state(job, "CANCELLED")
+        wait_for(lambda: not pid_alive(pid), 20, f"step task {pid} to end")
+        proc.wait(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_bad_options(cluster):
     cp = cluster.run(["srun", "--jobid=1"], check=False)
     assert cp.returncode == 1 and "No command given to execute" in cp.stderr
     cp = cluster.run(["srun", "--jobid=999999", "true"], check=False)
     assert cp.returncode == 1
     assert cp.stderr.strip() == \
         "srun: error: Unable to create step for job 999999: Invalid job id specified"
+    cp = cluster.run(["srun", "--pty", "bash"], check=False)
+    assert cp.returncode == 1 and "--pty is not supported yet" in cp.stderr
