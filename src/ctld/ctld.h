@@ -177,6 +177,7 @@ struct node_usage {
     int cpus;
     uint64_t mem_mb;
     int gpus;
+    uint64_t gpu_mask;      /* the GPU indices running jobs hold */
 };
 /* What running jobs hold on each node: an array of c->nnodes; caller frees. */
 struct node_usage *node_usage_get(const struct ctld *c);

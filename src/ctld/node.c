@@ -55,6 +55,7 @@ struct node_usage *node_usage_get(const struct ctld *c)
             u[a->node].cpus += a->cpus;
             u[a->node].mem_mb += a->mem_mb;
             u[a->node].gpus += __builtin_popcountll(a->gpu_mask);
+            u[a->node].gpu_mask |= a->gpu_mask;
         }
     }
     return u;
@@ -87,6 +88,16 @@ static json_t *node_parts(const struct ctld *c, const char *name)
     return a;
 }
 
+/* sinfo's GresUsed shows which GPUs are held: "gpu:a100:2(IDX:0-1)". */
+static json_t *gpu_indices(uint64_t mask)
+{
+    json_t *a = json_array();
+    for (int b = 0; b < 64; b++)
+        if (mask & (1ULL << b))
+            json_array_append_new(a, json_integer(b));
+    return a;
+}
+
 json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
 {
     const struct node *n = &c->nodes[i];
@@ -109,6 +120,7 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
     json_object_set_new(o, "reason_time", json_integer(n->reason_time));
     json_object_set_new(o, "reason_uid", json_integer((json_int_t)n->reason_uid));
     json_object_set_new(o, "weight", json_integer(cn->weight));
+    json_object_set_new(o, "alloc_gpu_ids", gpu_indices(u[i].gpu_mask));
     return o;
 }
 
