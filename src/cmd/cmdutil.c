@@ -103,3 +103,26 @@ bool jget_bool(const json_t *o, const char *key, bool def)
     const json_t *v = json_object_get(o, key);
     return json_is_boolean(v) ? json_is_true(v) : def;
 }
+
+void cmd_json_meta(FILE *out)
+{
+    fputs("{\n  \"meta\": {\n    \"plugin\": {\n      \"type\": \"openapi\\/v0.0.38\",\n"
+          "      \"name\": \"Slurm OpenAPI v0.0.38\"\n    },\n    \"Slurm\": {\n"
+          "      \"version\": {\n        \"major\": 22,\n        \"micro\": 8,\n"
+          "        \"minor\": 5\n      },\n      \"release\": \"22.05.8\"\n    }\n  },\n"
+          "  \"errors\": [\n  ],\n",
+          out);
+}
+
+void cmd_json_item(FILE *out, json_t *rec, bool first)
+{
+    char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
+    json_decref(rec);
+    fputs(first ? "\n    " : ",\n    ", out);
+    for (const char *p = text; p && *p; p++) {
+        fputc(*p, out);
+        if (*p == '\n')
+            fputs("    ", out);
+    }
+    free(text);
+}

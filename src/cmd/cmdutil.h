@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <sys/types.h>
 
 /* "PROG: error: MESSAGE" on stderr, as Slurm's commands print errors. */
@@ -33,5 +34,13 @@ uint32_t cmd_parse_job_id(const char *s);
 const char *jget_str(const json_t *o, const char *key, const char *def);
 int64_t jget_int(const json_t *o, const char *key, int64_t def);
 bool jget_bool(const json_t *o, const char *key, bool def);
+
+/* The opening of Slurm 22.05's --json documents (openapi v0.0.38), up to
+ * and with "errors": the caller writes its array key next. */
+void cmd_json_meta(FILE *out);
+
+/* Writes the JSON text of rec indented to sit in an array at depth 2,
+ * after a ",\n" unless first; rec is consumed. */
+void cmd_json_item(FILE *out, json_t *rec, bool first);
 
 #endif

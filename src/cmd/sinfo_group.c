@@ -134,19 +134,40 @@ static struct hostlist *sinfo_part_nodes(const json_t *part)
     return hl;
 }
 
+/* Where a partition's nodes go: from rows[first] on; seen, when not NULL,
+ * holds the nodes already placed (rows shared by all partitions). */
+struct sinfo_pass {
+    size_t first;
+    struct hostlist *seen;
+    bool node_mode;
+};
+
 static void sinfo_add_part(struct sinfo_build *b, const json_t *part, size_t pi,
-                           const json_t *nodes, const struct fmt *f, bool node_mode)
+                           const json_t *nodes, const struct fmt *f,
+                           const struct sinfo_opts *o, const struct sinfo_pass *pass)
 {
-    size_t first = b->n;
     struct hostlist *hl = sinfo_part_nodes(part);
     for (size_t i = 0; hl && i < hostlist_count(hl); i++) {
         const json_t *node = sinfo_find_node(nodes, hostlist_nth(hl, i));
-        if (node)
-            sinfo_place_node(b, first, part, pi, node, f, node_mode);
+        if (!node || !sinfo_node_wanted(node, o))
+            continue;
+        if (pass->seen && hostlist_find(pass->seen, hostlist_nth(hl, i)) >= 0)
+            continue;
+        if (pass->seen)
+            hostlist_push(pass->seen, hostlist_nth(hl, i));
+        sinfo_place_node(b, pass->first, part, pi, node, f, pass->node_mode);
     }
     hostlist_destroy(hl);
-    if (b->n == first && !node_mode)
-        sinfo_new_group(b, part, pi, xstrdup(""));
+}
+
+/* Whether the format shows a partition's fields; Slurm's partition rows,
+ * empty ones included, exist only then. */
+static bool sinfo_shows_part(const struct fmt *f)
+{
+    for (size_t i = 0; i < f->ncols; i++)
+        if (f->cols[i].code && (f->cols[i].code->flags & SINFO_PART))
+            return true;
+    return false;
 }
 
 /* Node names in natural order: "node2" before "node10". */
@@ -203,13 +224,21 @@ struct sinfo_group *sinfo_groups(const json_t *parts, const json_t *nodes,
                                  const struct sinfo_opts *o, const struct fmt *f, size_t *n)
 {
     struct sinfo_build b = {0};
+    bool by_part = sinfo_shows_part(f);
+    struct sinfo_pass pass = {.node_mode = o->node_mode};
+    if (!by_part && !o->node_mode)
+        pass.seen = hostlist_create("");
     size_t i;
     json_t *part;
     json_array_foreach(parts, i, part) {
         if (o->parts.n && !strlist_has(&o->parts, jget_str(part, "name", ""), false))
             continue;
-        sinfo_add_part(&b, part, i, nodes, f, o->node_mode);
+        pass.first = pass.seen ? 0 : b.n;
+        sinfo_add_part(&b, part, i, nodes, f, o, &pass);
+        if (b.n == pass.first && by_part && !o->node_mode)
+            sinfo_new_group(&b, part, i, xstrdup(""));
     }
+    hostlist_destroy(pass.seen);
     for (i = 0; i < b.n; i++) {
         free(b.keys[i]);
         hostlist_uniq(b.g[i].hl);

@@ -1,3 +1,6 @@
+/*
+ * sinfo's table: the format, the date line of -l, the header, the rows.
+ */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,18 +28,32 @@ static void sinfo_auto_widths(struct fmt *f, const struct sinfo_group *g, size_t
     fmt_set_auto_width(f, 'N', nw);
 }
 
+/* Slurm's order: -s, then -N, then -R pick the default. */
 static const char *sinfo_default_format(const struct sinfo_opts *o)
 {
+    if (o->summarize)
+        return SINFO_FORMAT_SUMMARIZE;
     if (o->node_mode)
         return o->long_list ? SINFO_FORMAT_NODE_LONG : SINFO_FORMAT_NODE;
+    if (o->list_reasons)
+        return o->long_list ? SINFO_FORMAT_REASONS_LONG : SINFO_FORMAT_REASONS;
     return o->long_list ? SINFO_FORMAT_LONG : SINFO_FORMAT;
 }
 
-void sinfo_print(FILE *out, const json_t *parts, const json_t *nodes,
-                 const struct sinfo_opts *o, const char *prog)
+struct fmt *sinfo_format(const struct sinfo_opts *o, const char *prog)
 {
-    struct fmt *f = fmt_parse(o->format ? o->format : sinfo_default_format(o), sinfo_codes,
-                              prog, "node");
+    if (o->long_format)
+        return fmt_parse_long(o->long_format, sinfo_codes, sinfo_names, prog, "node");
+    return fmt_parse(o->format ? o->format : sinfo_default_format(o), sinfo_codes, prog,
+                     "node");
+}
+
+int sinfo_print(FILE *out, const json_t *parts, const json_t *nodes,
+                const struct sinfo_opts *o, const char *prog)
+{
+    struct fmt *f = sinfo_format(o, prog);
+    if (!f)
+        return -1;
     size_t n;
     struct sinfo_group *g = sinfo_groups(json_object_get(parts, "partitions"),
                                          json_object_get(nodes, "nodes"), o, f, &n);
@@ -55,4 +72,5 @@ void sinfo_print(FILE *out, const json_t *parts, const json_t *nodes,
         fmt_print_row(out, f, &g[i], NULL);
     sinfo_groups_free(g, n);
     fmt_destroy(f);
+    return 0;
 }

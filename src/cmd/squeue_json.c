@@ -59,36 +59,17 @@ static json_t *job_record(const json_t *job)
     return o;
 }
 
-/* One job, indented to sit inside the "jobs" array. */
-static void put_job(FILE *out, const json_t *job, bool first)
-{
-    json_t *rec = job_record(job);
-    char *text = json_dumps(rec, JSON_INDENT(2) | JSON_SORT_KEYS);
-    json_decref(rec);
-    fputs(first ? "\n    " : ",\n    ", out);
-    for (const char *p = text; p && *p; p++) {
-        fputc(*p, out);
-        if (*p == '\n')
-            fputs("    ", out);
-    }
-    free(text);
-}
-
 void squeue_print_json(FILE *out, const json_t *answer, const struct squeue_opts *o)
 {
     json_t *jobs = o->array ? squeue_expand_arrays(json_object_get(answer, "jobs"))
                             : json_incref(json_object_get(answer, "jobs"));
     size_t i, n = 0;
     json_t *job;
-    fputs("{\n  \"meta\": {\n    \"plugin\": {\n      \"type\": \"openapi\\/v0.0.38\",\n"
-          "      \"name\": \"Slurm OpenAPI v0.0.38\"\n    },\n    \"Slurm\": {\n"
-          "      \"version\": {\n        \"major\": 22,\n        \"micro\": 8,\n"
-          "        \"minor\": 5\n      },\n      \"release\": \"22.05.8\"\n    }\n  },\n"
-          "  \"errors\": [\n  ],\n  \"jobs\": [",
-          out);
+    cmd_json_meta(out);
+    fputs("  \"jobs\": [", out);
     json_array_foreach(jobs, i, job)
         if (squeue_job_matches(job, o))
-            put_job(out, job, n++ == 0);
+            cmd_json_item(out, job_record(job), n++ == 0);
     fputs("\n  ]\n}\n", out);
     json_decref(jobs);
 }

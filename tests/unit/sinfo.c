@@ -28,11 +28,14 @@ static const char *nodes_fixture =
     "{\"name\": \"node3\", \"state\": \"IDLE\", \"cpus\": 4, \"alloc_cpus\": 0,"
     " \"mem_mb\": 8000, \"gpus\": 0, \"reason\": \"\"},"
     "{\"name\": \"node4\", \"state\": \"DOWN+NOT_RESPONDING\", \"cpus\": 8,"
-    " \"alloc_cpus\": 0, \"mem_mb\": 16000, \"gpus\": 0, \"reason\": \"Not responding\"},"
+    " \"alloc_cpus\": 0, \"mem_mb\": 16000, \"gpus\": 0, \"reason\": \"Not responding\","
+    " \"reason_uid\": 0, \"reason_time\": 2000000},"
     "{\"name\": \"gpu1\", \"state\": \"ALLOCATED\", \"cpus\": 32, \"alloc_cpus\": 32,"
-    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"a100\", \"reason\": \"\"},"
+    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"a100\", \"reason\": \"\","
+    " \"alloc_mem_mb\": 1024, \"alloc_gpus\": 3, \"alloc_gpu_ids\": [0, 1, 3]},"
     "{\"name\": \"gpu2\", \"state\": \"IDLE+DRAIN\", \"cpus\": 32, \"alloc_cpus\": 0,"
-    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"\", \"reason\": \"maint\"}"
+    " \"mem_mb\": 256000, \"gpus\": 4, \"gpu_type\": \"\", \"reason\": \"maint\","
+    " \"reason_uid\": 0, \"reason_time\": 1000000}"
     "]}";
 
 static char *render(struct sinfo_opts *o)
@@ -44,8 +47,12 @@ static char *render(struct sinfo_opts *o)
     json_t *nodes = json_loads(nodes_fixture, 0, NULL);
     assert_non_null(parts);
     assert_non_null(nodes);
-    sinfo_print(f, parts, nodes, o, "sinfo");
+    int rc = sinfo_print(f, parts, nodes, o, "sinfo");
     fclose(f);
+    if (rc < 0) {
+        free(buf);
+        buf = NULL;
+    }
     json_decref(parts);
     json_decref(nodes);
     return buf;
@@ -54,6 +61,7 @@ static char *render(struct sinfo_opts *o)
 static void check(struct sinfo_opts *o, const char *want)
 {
     char *got = render(o);
+    assert_non_null(got);
     assert_string_equal(got, want);
     free(got);
 }
@@ -146,6 +154,82 @@ static void test_sinfo_grouping_by_fields(void **state)
     strlist_clear(&p.parts);
 }
 
+/* -R: the down, failed and drained nodes with who set the reason and
+ * when; no partition field, so one row per reason across partitions. */
+static void test_sinfo_list_reasons(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.list_reasons = true};
+    assert_int_equal(sinfo_parse_states(&o, SINFO_REASON_STATES, "sinfo"), 0);
+    check(&o,
+        "REASON               USER      TIMESTAMP           NODELIST\n"
+        "Not responding       root      1970-01-24T03:33:20 node4\n"
+        "maint                root      1970-01-12T13:46:40 gpu2\n");
+    o.long_list = true;
+    o.noheader = true;
+    check(&o,
+        "Not responding       root(0)      1970-01-24T03:33:20 down*  node4\n"
+        "maint                root(0)      1970-01-12T13:46:40 drain  gpu2\n");
+    free(o.states);
+}
+
+static void test_sinfo_summarize(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.summarize = true};
+    check(&o,
+        "PARTITION AVAIL  TIMELIMIT   NODES(A/I/O/T)  NODELIST\n"
+        "debug*       up   infinite          1/2/1/4  node[1-4]\n"
+        "gpu          up 1-00:00:00          1/0/1/2  gpu[1-2]\n"
+        "empty      down    1:00:00          0/0/0/0  \n");
+}
+
+/* -O: 20 columns unless a width is given; ":" with no width prints the
+ * value as it is, followed by the text after the colon. */
+static void test_sinfo_long_format(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.node_mode = true,
+                           .long_format = "NodeList: ,AllocMem: ,StateLong: ,GresUsed:"};
+    strlist_split(&o.parts, "gpu");
+    check(&o,
+        "NODELIST ALLOCMEM STATE GRES_USED\n"
+        "gpu1 1024 allocated gpu:a100:3(IDX:0-1,3)\n"
+        "gpu2 0 drained gpu:0(IDX:N/A)\n");
+    o.node_mode = false;
+    o.long_format = "partitionname,nodes:.4 ,CPUsState:12|";
+    check(&o,
+        "PARTITION           NODE CPUS(A/I/O/T|\n"
+        "gpu                    2 32/0/32/64  |\n");
+    o.long_format = "NodeList,Bogus";
+    assert_null(render(&o));
+    strlist_clear(&o.parts);
+}
+
+static void test_sinfo_state_filter(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.noheader = true};
+    /* the base state: a drained idle node is idle too */
+    assert_int_equal(sinfo_parse_states(&o, "i", "sinfo"), 0);
+    check(&o,
+        "debug*       up   infinite      2   idle node[1,3]\n"
+        "gpu          up 1-00:00:00      1  drain gpu2\n"
+        "empty      down    1:00:00      0    n/a \n");
+    assert_int_equal(sinfo_parse_states(&o, "drained", "sinfo"), 0);
+    check(&o,
+        "debug*       up   infinite      0    n/a \n"
+        "gpu          up 1-00:00:00      1  drain gpu2\n"
+        "empty      down    1:00:00      0    n/a \n");
+    assert_int_equal(sinfo_parse_states(&o, "alloc,drng", "sinfo"), 0);
+    o.node_mode = true;
+    check(&o,
+        "gpu1           1       gpu alloc \n"
+        "node2          1    debug* mix   \n");
+    assert_int_equal(sinfo_parse_states(&o, "nosuch", "sinfo"), -1);
+    free(o.states);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1);
@@ -155,6 +239,10 @@ int main(void)
         cmocka_unit_test(test_sinfo_long),
         cmocka_unit_test(test_sinfo_nodes),
         cmocka_unit_test(test_sinfo_grouping_by_fields),
+        cmocka_unit_test(test_sinfo_list_reasons),
+        cmocka_unit_test(test_sinfo_summarize),
+        cmocka_unit_test(test_sinfo_long_format),
+        cmocka_unit_test(test_sinfo_state_filter),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
