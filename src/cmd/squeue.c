@@ -204,7 +204,12 @@ static char *squeue_path(const struct squeue_opts *o)
     }
     char *path = xasprintf("/v1/jobs?%s%s%s%s", states ? "states=" : "", states ? states : "",
                            states && users ? "&" : "", users ? "users=" : "");
-    char *full = xasprintf("%s%s", path, users ? users : "");
+    struct fmt *f = o->json ? NULL : squeue_format(o, PROG);
+    char *fields = f ? squeue_fields_param(f) : NULL;
+    char *full = xasprintf("%s%s%s%s", path, users ? users : "", fields ? "&fields=" : "",
+                           fields ? fields : "");
+    fmt_destroy(f);
+    free(fields);
     free(path);
     free(states);
     free(users);

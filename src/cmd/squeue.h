@@ -53,6 +53,15 @@ bool squeue_job_matches(const json_t *job, const struct squeue_opts *o);
 
 /* Prints the answer of GET /v1/jobs as squeue does; -1 (after saying why)
  * for a -O naming an unknown field. */
+/* Codes of the fields only -O names; not characters -o can be given. */
+#define SQUEUE_CODE_EXIT_CODE '\x01'
+#define SQUEUE_CODE_RESTARTS '\x02'
+
+/* The format the options ask for (NULL: an error was printed). */
+struct fmt *squeue_format(const struct squeue_opts *o, const char *prog);
+/* squeue_keys.c: "job_id,state,..." that format reads; NULL: every field. */
+char *squeue_fields_param(const struct fmt *f);
+
 int squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
                  const char *prog);
 

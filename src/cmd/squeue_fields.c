@@ -14,8 +14,8 @@
 
 #define UNUSED __attribute__((unused))
 /* Codes of the fields only -O names; not characters -o can be given. */
-#define CODE_EXIT_CODE '\x01'
-#define CODE_RESTARTS '\x02'
+#define CODE_EXIT_CODE SQUEUE_CODE_EXIT_CODE
+#define CODE_RESTARTS SQUEUE_CODE_RESTARTS
 
 #define FIELD(fn) \
     static char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut)

@@ -112,7 +112,7 @@ static void squeue_print_date(FILE *out, int64_t now)
     fprintf(out, "%s\n", buf);
 }
 
-static struct fmt *squeue_format(const struct squeue_opts *o, const char *prog)
+struct fmt *squeue_format(const struct squeue_opts *o, const char *prog)
 {
     if (o->long_format)
         return fmt_parse_long(o->long_format, squeue_codes, squeue_names, prog, "job");

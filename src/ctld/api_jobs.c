@@ -17,6 +17,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/job_list.h"
 #include "ctld/store.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
@@ -133,32 +134,41 @@ static bool filter_match(const struct job_filter *f, const struct job *j)
     return j->array_job_id && in_list(f->ids, num);
 }
 
-/* GET /v1/jobs[?states=A,B&users=UID,...&ids=N,...]: written job by job, so
- * that a queue of 100,000 never becomes one tree in memory. */
+/* GET /v1/jobs[?states=A,B&users=UID,...&ids=N,...&fields=K,...]: written job
+ * by job, so that a queue of 100,000 never becomes one tree in memory;
+ * fields: only those keys of each job (what squeue's format shows). */
 void api_list(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     struct job_filter f = { http_query_get(r, "states"), http_query_get(r, "users"),
                             http_query_get(r, "ids") };
+    char *fields = http_query_get(r, "fields");
+    struct job_keys *keys = fields ? job_keys_parse(fields) : NULL;
     struct evbuffer *buf = evbuffer_new();
     evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
     bool first = true;
     for (size_t i = 0; i < c->njobs; i++) {
         if (!filter_match(&f, c->jobs[i]))
             continue;
+        if (!first)
+            evbuffer_add(buf, ",", 1);
+        first = false;
+        if (keys) {
+            job_list_write(buf, c, c->jobs[i], keys);
+            continue;
+        }
         json_t *o = job_to_json(c, c->jobs[i]);
         char *text = json_dumps(o, JSON_COMPACT);
         json_decref(o);
-        if (!first)
-            evbuffer_add(buf, ",", 1);
         evbuffer_add(buf, text, strlen(text));
         free(text);
-        first = false;
     }
     evbuffer_add(buf, "]}\n", 3);
     free(f.states);
     free(f.users);
     free(f.ids);
+    free(fields);
+    job_keys_free(keys);
     http_reply_buffer(r, 200, buf);
     evbuffer_free(buf);
 }

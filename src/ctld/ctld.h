@@ -151,6 +151,10 @@ void job_destroy(struct job *j);
 struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid,
                           int *status, int *code, char *err, size_t errlen);
 json_t *job_to_json(const struct ctld *c, const struct job *j);
+/* Two of its fields, for job_list.c: where it runs ("node[1-2]", "" while
+ * pending; caller frees) and the reason squeue shows ("JobHeldUser"). */
+char *job_node_list(const struct ctld *c, const struct job *j);
+const char *job_reason_name(const struct ctld *c, const struct job *j);
 /* The record the store keeps, and the job rebuilt from it at start-up. */
 json_t *job_record(const struct ctld *c, const struct job *j);
 struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);

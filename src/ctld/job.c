@@ -432,7 +432,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
 
 /* ---- JSON for clients ---- */
 
-static char *alloc_nodelist(const struct ctld *c, const struct job *j)
+char *job_node_list(const struct ctld *c, const struct job *j)
 {
     struct hostlist *hl = hostlist_create("");
     for (size_t i = 0; i < j->nallocs; i++)
@@ -484,7 +484,7 @@ static const char *wait_text(const struct ctld *c, const struct job *j, char *bu
     return buf;
 }
 
-static const char *reason_text(const struct ctld *c, const struct job *j)
+const char *job_reason_name(const struct ctld *c, const struct job *j)
 {
     /* held and not-yet-eligible jobs: at once, not at the next pass */
     enum sched_reason w = j->state == JOB_PENDING ? job_wait_reason(c, j, ctld_now()) : SCHED_NONE;
@@ -504,7 +504,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_t *o = json_copy(j->spec);   /* shallow: the values are shared, read only */
     char wbuf[256];
     int cpus = 0;
-    char *nl = alloc_nodelist(c, j);
+    char *nl = job_node_list(c, j);
     json_t *gpus = gpus_json(c, j, &cpus);
     if (j->state == JOB_PENDING) {
         const struct sched_job *r = &j->req;
@@ -516,7 +516,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         " s:i, s:I, s:b}",
         "job_id", (json_int_t)j->id, "user_id", (int)j->uid, "group_id", (int)j->gid,
         "user_name", j->user_name, "name", j->name, "partition", c->conf->parts[j->part].name,
-        "state", job_state_name(j->state), "reason", reason_text(c, j), "submit_time",
+        "state", job_state_name(j->state), "reason", job_reason_name(c, j), "submit_time",
         (json_int_t)j->submit_time, "start_time", (json_int_t)j->start_time, "end_time",
         (json_int_t)j->end_time, "time_limit", (json_int_t)j->time_limit, "node_list", nl,
         "num_nodes", j->nallocs ? (int)j->nallocs : j->req.min_nodes, "num_cpus", cpus,
