@@ -25,13 +25,15 @@
  * "teatime", "uts<epoch>", and their combinations. 0 or -1 (invalid). */
 int sacct_parse_time(const char *s, time_t now, time_t *out);
 
-enum sacct_row_kind { SACCT_JOB, SACCT_BATCH, SACCT_EXTERN };
+enum sacct_row_kind { SACCT_JOB, SACCT_BATCH, SACCT_EXTERN, SACCT_STEP };
 
 /* One printed line: a job or one of its steps. */
 struct sacct_row {
-    const json_t *rec;     /* the job's record, as the controller stores it */
+    const json_t *rec;     /* the job's record, as the controller stores it; for an srun
+                            * step its record in the job's "steps", of the same shape */
     uint64_t id;
     enum sacct_row_kind kind;
+    int step;              /* SACCT_STEP: its id (123.0) */
 };
 
 struct sacct_ctx {

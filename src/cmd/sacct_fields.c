@@ -338,36 +338,44 @@ static char *f_group(const struct sacct_row *r, const struct sacct_ctx *x)
     return g ? xstrdup(g->gr_name) : num(gid);
 }
 
-static const char *step_suffix(const struct sacct_row *r)
+static const char *step_suffix(const struct sacct_row *r, char *buf, size_t n)
 {
-    return r->kind == SACCT_BATCH ? ".batch" : r->kind == SACCT_EXTERN ? ".extern" : "";
+    if (r->kind == SACCT_STEP)
+        snprintf(buf, n, ".%d", r->step);
+    else
+        snprintf(buf, n, "%s", r->kind == SACCT_BATCH    ? ".batch"
+                               : r->kind == SACCT_EXTERN ? ".extern" : "");
+    return buf;
 }
 
 static char *f_job_id(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
-    return xasprintf("%llu%s", (unsigned long long)r->id, step_suffix(r));
+    char sfx[32];
+    return xasprintf("%llu%s", (unsigned long long)r->id, step_suffix(r, sfx, sizeof sfx));
 }
 
 /* JobID: an array's task as "123_4", its tasks never started as
  * "123_[4-15%8]"; JobIDRaw stays the job's own id. */
 static char *f_job_id_array(const struct sacct_row *r, const struct sacct_ctx *x)
 {
+    char sfx[32];
     int64_t array_id = jget_int(r->rec, "array_job_id", 0);
     const json_t *task = json_object_get(r->rec, "array_task_id");
     const char *pending = jget_str(r->rec, "array_task_str", NULL);
     if (array_id > 0 && json_is_integer(task))
         return xasprintf("%lld_%lld%s", (long long)array_id, (long long)json_integer_value(task),
-                         step_suffix(r));
+                         step_suffix(r, sfx, sizeof sfx));
     if (array_id > 0 && pending)
-        return xasprintf("%lld_[%s]%s", (long long)array_id, pending, step_suffix(r));
+        return xasprintf("%lld_[%s]%s", (long long)array_id, pending,
+                         step_suffix(r, sfx, sizeof sfx));
     return f_job_id(r, x);
 }
 
 static char *f_job_name(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
-    if (r->kind != SACCT_JOB)
+    if (r->kind == SACCT_BATCH || r->kind == SACCT_EXTERN)
         return xstrdup(r->kind == SACCT_BATCH ? "batch" : "extern");
     const char *name = jget_str(r->rec, "name", NULL);
     return xstrdup(name ? name : jget_str(sacct_spec(r), "name", "sbatch"));
@@ -399,6 +407,8 @@ static char *f_nodelist(const struct sacct_row *r, const struct sacct_ctx *x)
 static char *f_ntasks(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
+    if (r->kind == SACCT_STEP)
+        return num(jget_int(r->rec, "ntasks", 1));
     return r->kind == SACCT_JOB ? NULL : num(row_nodes(r));
 }
 

@@ -78,30 +78,45 @@ static void print_row(FILE *out, const struct sacct_out *o, const struct sacct_c
 
 /* Whether -j asked for this row: a bare id wants the job and its steps,
  * "ID.batch" that step alone. No -j wants everything. */
-static bool wanted(const struct sacct_want *want, size_t nwant, uint64_t id,
-                   enum sacct_row_kind kind)
+static bool wanted(const struct sacct_want *want, size_t nwant, const struct sacct_row *r)
 {
     static const char *names[] = { [SACCT_JOB] = NULL, [SACCT_BATCH] = "batch",
-                                   [SACCT_EXTERN] = "extern" };
+                                   [SACCT_EXTERN] = "extern", [SACCT_STEP] = NULL };
+    char step[16];
+    snprintf(step, sizeof step, "%d", r->step);
+    const char *name = r->kind == SACCT_STEP ? step : names[r->kind];
     if (!nwant)
         return true;
     for (size_t i = 0; i < nwant; i++) {
-        if (want[i].id != id)
+        if (want[i].id != r->id)
             continue;
-        if (!want[i].step || (names[kind] && !strcmp(want[i].step, names[kind])))
+        if (!want[i].step || (name && !strcmp(want[i].step, name)))
             return true;
     }
     return false;
+}
+
+/* srun's steps, 123.0 and on, after the batch and extern rows. */
+static void print_steps(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                        const struct sacct_row *job, const struct sacct_want *want, size_t nwant)
+{
+    size_t i;
+    json_t *rec;
+    json_array_foreach(json_object_get(job->rec, "steps"), i, rec) {
+        struct sacct_row r = { rec, job->id, SACCT_STEP, (int)jget_int(rec, "id", 0) };
+        if (wanted(want, nwant, &r))
+            print_row(out, o, x, &r);
+    }
 }
 
 void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
                      const json_t *job, const struct sacct_want *want, size_t nwant)
 {
     struct sacct_row r = { json_object_get(job, "record"), (uint64_t)jget_int(job, "job_id", 0),
-                           SACCT_JOB };
+                           SACCT_JOB, 0 };
     if (!json_is_object(r.rec))
         return;
-    if (wanted(want, nwant, r.id, SACCT_JOB))
+    if (wanted(want, nwant, &r))
         print_row(out, o, x, &r);
     bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;
     if (o->allocations || !started)
@@ -109,6 +124,7 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     /* an allocation of srun or salloc has no batch step, as in Slurm */
     bool batch = !jget_bool(json_object_get(r.rec, "spec"), "allocation", false);
     for (r.kind = batch ? SACCT_BATCH : SACCT_EXTERN; r.kind <= SACCT_EXTERN; r.kind++)
-        if (wanted(want, nwant, r.id, r.kind))
+        if (wanted(want, nwant, &r))
             print_row(out, o, x, &r);
+    print_steps(out, o, x, &r, want, nwant);
 }

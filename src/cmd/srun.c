@@ -318,6 +318,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         return;
     }
     presses++;
+    s->cancelled = true;
     fprintf(stderr, presses > 2 ? "srun: forcing job termination\n"
                                 : "srun: sending Ctrl-C to StepId=%lld.%d\n",
             (long long)s->job_id, s->step_id);
@@ -339,6 +340,18 @@ static void run_loop(struct srun *s, const char *cwd)
     for (int i = 0; i < 4; i++)
         event_free(ev[i]);
     srun_flush_labels(s);
+}
+
+/* For accounting: how the step ended (sacct's 123.0 row). */
+static void report_end(const char *jobid, int step, int code, int sig, bool cancelled)
+{
+    char path[96], err[256];
+    json_t *body = json_pack("{s:i, s:i, s:b}", "exit_code", code, "signal", sig, "cancelled",
+                             cancelled), *answer = NULL;
+    snprintf(path, sizeof path, "/v1/jobs/%s/steps/%d/complete", jobid, step);
+    client_call(PROG, "POST", path, body, &answer, err, sizeof err);
+    json_decref(body);
+    json_decref(answer);
 }
 
 static void srun_free(struct srun *s)
@@ -372,6 +385,7 @@ static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout
     nodes_from(&s, layout);
     run_loop(&s, o->chdir ? o->chdir : cwd);
     int rc = s.rc ? s.rc : s.failed || !srun_all_reported(&s) ? 1 : 0;
+    report_end(jobid, s.step_id, s.rc ? s.worst_code : rc, s.worst_sig, s.cancelled);
     srun_free(&s);
     return rc;
 }

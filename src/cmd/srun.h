@@ -51,8 +51,10 @@ struct srun {
     int calls;                 /* signal requests in flight */
     char **line;               /* -l: the partial line of each task, stdout and stderr */
     size_t *line_len;
-    int rc;                    /* the worst exit so far */
+    int rc;                    /* the worst exit so far (128 + a signal) */
+    int worst_code, worst_sig; /* that exit, as a code and a signal, for accounting */
     bool bad_exit_seen;        /* -K: the step is being ended */
+    bool cancelled;            /* srun ended the step (-K, Ctrl-C twice) */
     bool failed;               /* a node could not start its tasks */
 };
 

@@ -100,10 +100,13 @@ static void task_ended(struct srun_node *n, int task, int code, int sig)
     else if (code)
         fprintf(stderr, "srun: error: %s: task %d: Exited with exit code %d\n", n->name, task,
                 code);
-    if (rc > s->rc)
+    if (rc > s->rc) {
         s->rc = rc;
+        s->worst_code = code;
+        s->worst_sig = sig;
+    }
     if (rc && s->o->kill_on_bad_exit && !s->bad_exit_seen) {
-        s->bad_exit_seen = true;
+        s->bad_exit_seen = s->cancelled = true;
         fprintf(stderr, "srun: Terminating StepId=%lld.%d\n", (long long)s->job_id, s->step_id);
         srun_signal_tasks(s, SIGKILL);
     }

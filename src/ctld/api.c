@@ -19,6 +19,7 @@ static const struct http_route routes[] = {
     { "POST", "/v1/jobs/{}/steps", api_step_create, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/complete", api_alloc_complete, HTTP_ROLE_USER },
     { "GET", "/v1/jobs/{}/steps/{}", api_step_show, HTTP_ROLE_USER },
+    { "POST", "/v1/jobs/{}/steps/{}/complete", api_step_complete, HTTP_ROLE_USER },
     { "GET", "/v1/nodes", api_nodes, HTTP_ROLE_USER },
     { "GET", "/v1/partitions", api_partitions, HTTP_ROLE_USER },
     { "GET", "/v1/ping", api_ping, HTTP_ROLE_USER },

@@ -82,6 +82,7 @@ struct job {
     struct job_deps *deps;     /* sbatch --dependency: depend.h; NULL for none */
     struct job_step *steps;    /* srun's steps while it runs, newest first: step.h */
     int next_step;             /* the next step's id (stored: ids are not reused) */
+    json_t *step_recs;         /* the steps as accounting keeps them (sacct 123.0); NULL none */
     bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
                                 * owner (POST .../complete), a cancel or its time limit */
 };

@@ -101,6 +101,7 @@ void job_destroy(struct job *j)
     array_free(j->array);
     depend_free(j->deps);
     step_free_all(j->steps);
+    json_decref(j->step_recs);
     free(j);
 }
 
@@ -358,6 +359,8 @@ json_t *job_record(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
     if (j->next_step)
         json_object_set_new(rec, "next_step", json_integer(j->next_step));
+    if (j->step_recs)
+        json_object_set(rec, "steps", j->step_recs);
     if (j->usage)
         json_object_set(rec, "usage", j->usage);
     array_record_add(j, rec);
@@ -420,6 +423,8 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
     j->restarts = (int)json_integer_value(json_object_get(rec, "restarts"));
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
+    json_t *steps = json_object_get(rec, "steps");
+    j->step_recs = json_is_array(steps) ? json_deep_copy(steps) : NULL;
     j->cancelled_by = (uid_t)json_integer_value(json_object_get(rec, "cancelled_by"));
     json_t *usage = json_object_get(rec, "usage");
     j->usage = json_is_object(usage) ? json_incref(usage) : NULL;
@@ -554,6 +559,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     if (!j->start_time)
         j->start_time = j->end_time;
     j->reason = SCHED_NONE;
+    step_records_close(j);
     /* allocs stay: they say where it ran; only running jobs hold resources */
     job_save(c, j);
     if (st == JOB_COMPLETED)

@@ -165,6 +165,53 @@ static json_t *step_json(const struct ctld *c, const struct job *j, const struct
     return o;
 }
 
+/* What sacct shows of a step, in the shape of a job's record (allocs on the
+ * step's nodes), so that its rows read the same fields. */
+static void record_step(struct ctld *c, struct job *j, const struct job_step *s)
+{
+    json_t *allocs = json_array();
+    struct hostlist *hl = hostlist_create("");
+    for (size_t i = 0; i < s->nnodes; i++) {
+        const struct sched_alloc *al = &j->allocs[s->alloc[i]];
+        const char *name = c->conf->nodes[al->node].name;
+        int cpus = s->tasks[i] * (s->cpus_per_task ? s->cpus_per_task : 1);
+        hostlist_push(hl, name);
+        json_array_append_new(allocs, json_pack("{s:s, s:i, s:I, s:I}", "node", name, "cpus",
+                                                cpus < al->cpus ? cpus : al->cpus, "mem_mb",
+                                                (json_int_t)0, "gpu_mask",
+                                                (json_int_t)(s->gpus_per_task ? 0 : al->gpu_mask)));
+    }
+    char *nl = hostlist_ranged_string(hl);
+    hostlist_destroy(hl);
+    if (!j->step_recs)
+        j->step_recs = json_array();
+    json_array_append_new(j->step_recs,
+                          json_pack("{s:i, s:s, s:i, s:s, s:I, s:I, s:s, s:i, s:i, s:o}", "id",
+                                    s->id, "name", s->name, "ntasks", s->ntasks, "node_list", nl,
+                                    "start_time", (json_int_t)ctld_now(), "end_time",
+                                    (json_int_t)0, "state", "RUNNING", "exit_code", 0,
+                                    "exit_signal", 0, "allocs", allocs));
+    free(nl);
+    job_save(c, j);
+}
+
+static void end_record(json_t *rec, const char *state, int code, int sig, int64_t when)
+{
+    json_object_set_new(rec, "state", json_string(state));
+    json_object_set_new(rec, "exit_code", json_integer(code));
+    json_object_set_new(rec, "exit_signal", json_integer(sig));
+    json_object_set_new(rec, "end_time", json_integer(when));
+}
+
+void step_records_close(struct job *j)
+{
+    size_t i;
+    json_t *rec;
+    json_array_foreach(j->step_recs, i, rec)
+        if (!strcmp(json_string_value(json_object_get(rec, "state")) ?: "", "RUNNING"))
+            end_record(rec, "CANCELLED", 0, SIGKILL, j->end_time);
+}
+
 static bool job_runs(struct http_req *r, const struct job *j)
 {
     if (j->state == JOB_RUNNING)
@@ -198,6 +245,7 @@ void api_step_create(struct http_req *r)
     s->id = j->next_step++;
     s->next = j->steps;
     j->steps = s;
+    record_step(c, j, s);
     log_info("job %llu: step %d, %d tasks on %zu nodes", (unsigned long long)j->id, s->id,
              s->ntasks, s->nnodes);
     http_reply(r, 200, step_json(c, j, s));
@@ -243,6 +291,46 @@ void api_alloc_complete(struct http_req *r)
         job_end(c, j, rc ? JOB_FAILED : JOB_COMPLETED, rc, 0, 0);
         http_reply(r, 200, NULL);
     }
+}
+
+/* A step srun ended (-K, Ctrl-C) was cancelled; one whose worst task
+ * exited non-zero or died of a signal of its own failed. */
+static const char *step_end_state(int code, int sig, bool cancelled)
+{
+    if (cancelled)
+        return "CANCELLED";
+    return sig || code ? "FAILED" : "COMPLETED";
+}
+
+void api_step_complete(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    struct job *j = api_path_job(r);
+    if (!j)
+        return;
+    if (r->who.uid != 0 && r->who.uid != j->uid) {
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+        return;
+    }
+    int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
+    int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
+    char *end;
+    long id = strtol(r->args[1], &end, 10);
+    size_t i;
+    json_t *rec;
+    json_array_foreach(j->step_recs, i, rec) {
+        if (*end || json_integer_value(json_object_get(rec, "id")) != id)
+            continue;
+        if (!strcmp(json_string_value(json_object_get(rec, "state")) ?: "", "RUNNING")) {
+            bool cancelled = json_is_true(json_object_get(r->body, "cancelled"));
+            end_record(rec, step_end_state(code & 0xff, sig & 0x7f, cancelled), code & 0xff,
+                       sig & 0x7f, ctld_now());
+            job_save(c, j);
+        }
+        http_reply(r, 200, NULL);
+        return;
+    }
+    http_reply_error(r, 404, ESLURM_INVALID_STEP, "Invalid job step id specified");
 }
 
 void api_step_show(struct http_req *r)

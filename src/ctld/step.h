@@ -33,6 +33,13 @@ void step_free_all(struct job_step *s);   /* the whole list; NULL is a no-op */
 /* Slurm's compressed per-node counts ("2(x3),1"), as SLURM_TASKS_PER_NODE. */
 char *step_counts_str(const int *v, size_t n);
 
+/* The job ended: its steps still running in the records end with it. */
+void step_records_close(struct job *j);
+/* POST /v1/jobs/{id}/steps/{step}/complete {"exit_code", "signal",
+ * "cancelled": srun ended it}: srun's
+ * word on how the step ended, for accounting. */
+void api_step_complete(struct http_req *r);
+
 /* sig to every task of every step of j, through the node agents. */
 void step_signal_all(struct ctld *c, const struct job *j, int sig);
 

@@ -117,8 +117,9 @@ def test_srun_makes_its_own_allocation(cluster, workdir):
     assert len({l.split()[1] for l in lines}) == 2 and {l.split()[3] for l in lines} == {"2"}
     acct = c.run(["sacct", "-n", "-P", "--name", "standalone", "-o", "JobID,State,NNodes"]).stdout
     rows = acct.split()
-    assert len(rows) == 2 and rows[0].endswith("|COMPLETED|2"), acct
-    assert rows[1].endswith(".extern|COMPLETED|2"), "an allocation has no batch step: " + acct
+    job = rows[0].split("|")[0]
+    assert rows == [f"{job}|COMPLETED|2", f"{job}.extern|COMPLETED|2", f"{job}.0|COMPLETED|2"], \
+        "an allocation has no batch step, and its step is 0: " + acct
     bad = c.run(["srun", "-p", "nosuch", "true"], check=False, extra_env={"SLURM_JOB_ID": ""})
     assert bad.returncode == 1
     assert bad.stderr.strip() == \
@@ -170,3 +171,22 @@ def test_bad_options(cluster):
         "srun: error: Unable to create step for job 999999: Invalid job id specified"
     cp = cluster.run(["srun", "--pty", "bash"], check=False)
     assert cp.returncode == 1 and "--pty is not supported yet" in cp.stderr
+
+
+def test_steps_in_sacct(cluster, workdir):
+    c = cluster
+    body = ("srun -J hello hostname >/dev/null\n"
+            "srun -n1 sh -c 'exit 3'\n"
+            "srun -n2 -K sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 1; fi; exec sleep 60'\n"
+            "exit 0\n")
+    job, out = run_job(c, workdir, ["-N2", "--ntasks-per-node=2"], body)
+    rows = c.run(["sacct", "-j", str(job), "-P", "-n",
+                  "-o", "JobID,JobName,State,ExitCode,NTasks,NNodes"]).stdout.splitlines()
+    assert re.fullmatch(rf"{job}\|[^|]*job.sh\|COMPLETED\|0:0\|\|2", rows[0]), rows
+    assert f"{job}.batch|batch|COMPLETED|0:0|1|1" in rows
+    steps = [r for r in rows if re.match(rf"{job}\.\d", r)]
+    assert steps == [f"{job}.0|hello|COMPLETED|0:0|4|2",
+                     f"{job}.1|sh|FAILED|3:0|1|1",
+                     f"{job}.2|sh|CANCELLED|0:9|2|2"], rows   # -K killed task 0
+    one = c.run(["sacct", "-j", f"{job}.1", "-P", "-n", "-o", "JobID,State"]).stdout
+    assert one == f"{job}.1|FAILED\n"
