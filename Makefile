@@ -29,7 +29,7 @@ obj = $(patsubst src/%.c,$(B)/obj/%.o,$(1))
 
 COMMON_LIB := $(B)/lib/libherdcommon.a
 SCHED_LIB  := $(B)/lib/libherdsched.a
-CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag srun salloc
+CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag srun salloc sacctmgr
 
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))

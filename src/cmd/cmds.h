@@ -16,6 +16,7 @@ int cmd_sdiag(int argc, char **argv);
 int cmd_sacct(int argc, char **argv);
 int cmd_srun(int argc, char **argv);
 int cmd_salloc(int argc, char **argv);
+int cmd_sacctmgr(int argc, char **argv);
 int cmd_herd_up(int argc, char **argv);     /* herd up -D DIR ... */
 int cmd_herd_down(int argc, char **argv);   /* herd down -D DIR */
 

@@ -29,6 +29,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"sacct", cmd_sacct, "job accounting records"},
     {"srun", cmd_srun, "run a parallel job step (in an allocation, or in one of its own)"},
     {"salloc", cmd_salloc, "get an allocation and run a command in it"},
+    {"sacctmgr", cmd_sacctmgr, "list users, accounts and associations"},
     {"sdiag", cmd_sdiag, "scheduling statistics of the controller"},
     {"sim", cmd_herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},

@@ -1,0 +1,30 @@
+"""sacctmgr list/show, read-only, from the controller's association tree:
+what Snakemake asks to check an account (sacctmgr -n -s list user NAME
+format=account%20), and Slurm's default user, account and association
+listings."""
+
+
+def test_accounts_of_a_user(cluster, workdir, users):
+    c = cluster
+    job = c.sbatch(["--hold", "-A", "mgrproj"], cwd=workdir, user="herdtest1",
+                   script="#!/bin/sh\ntrue\n")
+    out = c.run(["sacctmgr", "-n", "-s", "list", "user", "herdtest1", "format=account%20"]).stdout
+    assert f"{'mgrproj':>20} " in out.splitlines(), out
+    assert "mgrproj" in out.split()
+    users_out = c.run(["sacctmgr", "list", "user", "herdtest1"]).stdout.splitlines()
+    assert users_out[0] == "      User   Def Acct     Admin "
+    assert users_out[1] == "---------- ---------- --------- "
+    assert users_out[2] == " herdtest1    mgrproj      None "
+    accounts = c.run(["sacctmgr", "-P", "-n", "list", "account", "format=Account"]).stdout.split()
+    assert "mgrproj" in accounts
+    assoc = c.run(["sacctmgr", "-P", "-n", "show", "assoc", "where", "user=herdtest1",
+                   "format=Cluster,Account,User"]).stdout.splitlines()
+    assert "herd|mgrproj|herdtest1" in assoc, assoc
+    c.run(["scancel", str(job)])
+
+
+def test_changes_are_refused(cluster):
+    cp = cluster.run(["sacctmgr", "-i", "add", "user", "bob", "account=x"], check=False)
+    assert cp.returncode == 1 and "herd-assoc.conf" in cp.stderr
+    cp = cluster.run(["sacctmgr", "list", "user", "format=Nonsense"], check=False)
+    assert cp.returncode == 1 and "Unknown field 'Nonsense'" in cp.stderr
