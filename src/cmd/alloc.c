@@ -4,6 +4,7 @@
  */
 #include "cmd/alloc.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,12 +67,32 @@ int64_t alloc_create(const char *prog, int argc, char **argv, const char *defaul
     return id;
 }
 
-/* One wait of at most 50 s: the job as it is then, or NULL. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+/* Ctrl-C while the allocation waits gives it up, as Slurm's srun and salloc. */
+static void give_up(const char *prog, int64_t id)
+{
+    char path[96], err[256];
+    json_t *answer = NULL;
+    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", (long long)id);
+    client_call(prog, "POST", path, NULL, &answer, err, sizeof err);
+    json_decref(answer);
+    fprintf(stderr, "%s: Job allocation %lld has been revoked.\n", prog, (long long)id);
+}
+
+/* One wait of at most a second (so that Ctrl-C is heard): the job as it is
+ * then, or NULL. */
 static json_t *wait_once(const char *prog, int64_t id)
 {
     char path[96], err[256];
     json_t *answer = NULL;
-    snprintf(path, sizeof path, "/v1/jobs/%lld/wait?until=running&timeout=50", (long long)id);
+    snprintf(path, sizeof path, "/v1/jobs/%lld/wait?until=running&timeout=1", (long long)id);
     int status = client_call(prog, "GET", path, NULL, &answer, err, sizeof err);
     json_t *job = status == 200 ? json_incref(json_array_get(json_object_get(answer, "jobs"), 0))
                                 : NULL;
@@ -81,10 +102,28 @@ static json_t *wait_once(const char *prog, int64_t id)
     return job;
 }
 
+static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc);
+
 int alloc_wait(const char *prog, int64_t id, json_t **out)
 {
-    bool salloc = strcmp(prog, "salloc") == 0, said = false;
+    bool salloc = strcmp(prog, "salloc") == 0;
+    struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGTERM, &sa, &old_term);
+    int rc = wait_loop(prog, id, out, salloc);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGTERM, &old_term, NULL);
+    return rc;
+}
+
+static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc)
+{
+    bool said = false;
     for (;;) {
+        if (interrupted) {
+            give_up(prog, id);
+            return -1;
+        }
         json_t *job = wait_once(prog, id);
         const char *st = job ? jget_str(job, "state", "") : "";
         if (job && strcmp(st, "PENDING") == 0) {

@@ -61,6 +61,10 @@ static const struct option srun_options[] = {
     {"exclude", required_argument, NULL, 'x'},
     {"constraint", required_argument, NULL, 'C'},
     {"comment", required_argument, NULL, OPT_IGNORED},
+    {"begin", required_argument, NULL, OPT_IGNORED},
+    {"hold", no_argument, NULL, 'H'},
+    {"nice", optional_argument, NULL, OPT_IGNORED},
+    {"dependency", required_argument, NULL, 'd'},
     {"partition", required_argument, NULL, 'p'},
     {"account", required_argument, NULL, 'A'},
     {"qos", required_argument, NULL, 'q'},
@@ -120,7 +124,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'o': case 'e': case 'i': return unsupported("srun's --output/--error/--input");
     case OPT_UNSUPPORTED: return unsupported("--pty");
     case 'u': case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
-    case 'C': case OPT_IGNORED:
+    case 'C': case 'H': case 'd': case OPT_IGNORED:
         return 0;
     case OPT_HELP:
         printf("Usage: srun [-n ntasks] [-N nodes] [-c ncpus] [-l] [-K] [-w hosts] "
@@ -136,7 +140,8 @@ static int srun_opt(int c, struct srun_opts *o)
 static const char *const alloc_names[] = {
     "ntasks", "nodes", "ntasks-per-node", "cpus-per-task", "nodelist", "job-name", "time",
     "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
-    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "exclusive", "comment", NULL,
+    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "exclusive", "comment", "begin", "hold",
+    "nice", "dependency", NULL,
 };
 
 static const char *long_name(int c, int li)
@@ -168,7 +173,7 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
     optind = 1;
     o->alloc_argv = xcalloc(2, sizeof(char *));
     o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
-    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:",
+    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
                             srun_options, &li)) != -1) {
         if (srun_opt(c, o) < 0)
             return -1;

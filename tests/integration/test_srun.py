@@ -5,7 +5,9 @@ no task left behind once the job is cancelled."""
 
 import os
 import re
+import signal
 import subprocess
+import time
 
 import pytest
 
@@ -190,3 +192,26 @@ def test_steps_in_sacct(cluster, workdir):
                      f"{job}.2|sh|CANCELLED|0:9|2|2"], rows   # -K killed task 0
     one = c.run(["sacct", "-j", f"{job}.1", "-P", "-n", "-o", "JobID,State"]).stdout
     assert one == f"{job}.1|FAILED\n"
+
+
+def test_ctrl_c_gives_up_a_waiting_allocation(cluster, workdir):
+    c = cluster
+    proc = subprocess.Popen(["salloc", "--begin=now+1hour", "-J", "waitalloc", "true"],
+                            env=dict(base_env(c.conf), SLURM_JOB_ID=""), cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_for(lambda: c.run(["squeue", "-h", "-n", "waitalloc", "-o", "%i"]).stdout.strip(),
+                 15, "the allocation to be queued")
+        job = int(c.run(["squeue", "-h", "-n", "waitalloc", "-o", "%i"]).stdout.split()[0])
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        assert proc.returncode == 1
+        assert err.splitlines() == [f"salloc: Pending job allocation {job}",
+                                    f"salloc: job {job} queued and waiting for resources",
+                                    f"salloc: Job allocation {job} has been revoked."]
+        c.wait_state(job, "CANCELLED")
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
