@@ -212,6 +212,17 @@ void step_records_close(struct job *j)
             end_record(rec, "CANCELLED", 0, SIGKILL, j->end_time);
 }
 
+/* The path's job, when the caller owns it (or is root); else answered. */
+static struct job *owned_job(struct http_req *r)
+{
+    struct job *j = api_path_job(r);
+    if (j && r->who.uid != 0 && r->who.uid != j->uid) {
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+        return NULL;
+    }
+    return j;
+}
+
 static bool job_runs(struct http_req *r, const struct job *j)
 {
     if (j->state == JOB_RUNNING)
@@ -226,13 +237,9 @@ static bool job_runs(struct http_req *r, const struct job *j)
 void api_step_create(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = owned_job(r);
     if (!j)
         return;
-    if (r->who.uid != 0 && r->who.uid != j->uid) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-        return;
-    }
     if (!job_runs(r, j))
         return;
     struct job_step *s = layout(c, j, r->body);
@@ -273,13 +280,11 @@ void step_signal_all(struct ctld *c, const struct job *j, int sig)
 void api_alloc_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = owned_job(r);
     if (!j)
         return;
     json_t *code = json_object_get(r->body, "exit_code");
-    if (r->who.uid != 0 && r->who.uid != j->uid)
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-    else if (!j->alloc_only)
+    if (!j->alloc_only)
         http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job is not an allocation (a batch job "
                          "ends with its script)");
     else if (code && (!json_is_integer(code) || json_integer_value(code) < 0 ||
@@ -305,13 +310,9 @@ static const char *step_end_state(int code, int sig, bool cancelled)
 void api_step_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = owned_job(r);
     if (!j)
         return;
-    if (r->who.uid != 0 && r->who.uid != j->uid) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-        return;
-    }
     int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
     int sig = (int)json_integer_value(json_object_get(r->body, "signal"));
     char *end;

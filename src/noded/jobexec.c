@@ -97,7 +97,7 @@ static void apply_rlimits(const struct job_spec *js)
     }
 }
 
-static void reset_signals(void)
+void jobexec_reset_signals(void)
 {
     sigset_t all;
     sigemptyset(&all);
@@ -121,7 +121,7 @@ static void wait_go(int go_fd)
 void jobexec_run(const struct job_spec *js, const char *script, const char *conf_path,
                  int sync_fd, int go_fd, const struct jobcg *cg)
 {
-    reset_signals();
+    jobexec_reset_signals();
     setsid();
     if (cg && jobcg_attach(cg, 0) < 0)
         log_warn("job %lld: cannot join its cgroup", (long long)js->job_id);

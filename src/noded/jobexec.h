@@ -17,6 +17,9 @@ struct jobcg;
 void jobexec_run(const struct job_spec *js, const char *script, const char *conf_path,
                  int sync_fd, int go_fd, const struct jobcg *cg) __attribute__((noreturn));
 
+/* A child's signals as a new program expects them: none blocked, all default. */
+void jobexec_reset_signals(void);
+
 /* Becomes the job's user: initgroups, setgid, setuid, in that order. A herdd
  * that is not root can only run its own user's jobs. 0 or -1 with errno. */
 int jobexec_become_user(const struct job_spec *js);

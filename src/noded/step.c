@@ -231,12 +231,7 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
 static void task_exec(struct astep *st, json_t *req, const struct task *t, json_t *node,
                       int out, int err)
 {
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    for (int s = 1; s < NSIG; s++)
-        if (s != SIGKILL && s != SIGSTOP)
-            signal(s, SIG_DFL);
+    jobexec_reset_signals();
     setpgid(0, st->pgid ? st->pgid : 0);
     struct job_spec js = { .uid = st->uid,
                            .gid = (int64_t)json_integer_value(json_object_get(st->layout, "group_id")),
