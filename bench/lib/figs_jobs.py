@@ -51,16 +51,19 @@ def array(ctx):
     n = ctx.size["array"]
     f = ctx.fig("array", "job array of %d trivial tasks, submit -> queue empty" % n,
                 "tasks/s", True)
-    f.na("herd", "n/a (arrays not implemented)")
-    if not ctx.slurm:
-        return
-    t = ctx.slurm
-    for r in range(ctx.size["reps"]):
-        t.clean()
-        el = util.timed_sh("%s -Q -o /dev/null --array=1-%d %s/true.sh >/dev/null\n" %
-                           (t.cmd("sbatch"), n, ctx.wd) + WAIT_EMPTY % (t.cmd("squeue"), 900),
-                           env=t.env, timeout=1000)
-        f.add("slurm", n / el)
+    ctx.note_cmd("array: `sbatch -Q -o /dev/null --array=1-n true.sh`, then `squeue -h -o %i`"
+                 " polled until empty")
+    for side in ctx.sides():
+        t = ctx.herd("array") if side == "herd" else ctx.slurm
+        for r in range(ctx.size["reps"]):
+            t.clean()
+            el = util.timed_sh("%s -Q -o /dev/null --array=1-%d %s/true.sh >/dev/null\n" %
+                               (t.cmd("sbatch"), n, ctx.wd) + WAIT_EMPTY % (t.cmd("squeue"), 900),
+                               env=t.env, timeout=1000)
+            f.add(side, n / el)
+            ctx.log("array %s rep%d: %d tasks in %.2fs = %.0f/s" % (side, r + 1, n, el, n / el))
+        if side == "herd":
+            t.down()
 
 
 def latency(ctx):

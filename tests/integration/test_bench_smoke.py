@@ -15,8 +15,8 @@ NUMERIC = ["floor", "submit", "parallel", "bulk", "bulk1", "e2e", "e2e_bulk", "l
            "latency_total", "rss_0", "rss_100", "perjob_100", "squeue_100", "squeue_o_100",
            "squeue_u_100", "squeue_j_100", "sinfo_100", "rss_400", "squeue_400",
            "start_first", "start_full", "scancel", "scancel_empty", "sacct_j",
-           "scontrol_job_100"]
-NOT_YET = {"array": "arrays not implemented"}
+           "scontrol_job_100", "array"]
+NOT_YET = {}
 LIMITS = {"latency": 5000, "squeue_100": 5000, "perjob_100": 10 ** 6, "start_full": 60}
 
 
