@@ -241,13 +241,14 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
     return spec;
 }
 
-/* What may change while a job runs: words only, nothing it was given. */
-static bool only_labels(json_t *body)
+/* What may change while a job runs: words, and its time limit (which its
+ * node is told), nothing it was given. */
+static bool running_may(json_t *body)
 {
     const char *k;
     json_t *v;
     json_object_foreach(body, k, v) if (strcmp(k, "comment") && strcmp(k, "name") &&
-                                        strcmp(k, "wckey"))
+                                        strcmp(k, "wckey") && strcmp(k, "time_limit"))
         return false;
     return true;
 }
@@ -260,7 +261,7 @@ void api_job_update(struct http_req *r)
     struct job *j = own_job(r);
     if (!j)
         return;
-    if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && only_labels(r->body)) &&
+    if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && running_may(r->body)) &&
         !must_be_pending(r, j))
         return;
     json_t *spec = update_spec(r, j);
@@ -269,12 +270,18 @@ void api_job_update(struct http_req *r)
     int status = 400, code = 0;
     char err[256];
     const char *nm = json_string_value(json_object_get(spec, "name"));
-    if (j->state == JOB_RUNNING) {      /* labels only: no new shape */
+    if (j->state == JOB_RUNNING) {      /* labels and the limit only: no new shape */
         json_decref(j->spec);
         j->spec = spec;
         free(j->name);
         j->name = xstrdup(nm && *nm ? nm : "sbatch");
         j->req.constraint = json_string_value(json_object_get(j->spec, "constraint"));
+        json_t *tl = json_object_get(r->body, "time_limit");
+        if (tl) {
+            j->time_limit = j->req.time_limit_min = json_integer_value(tl);
+            if (!j->alloc_only)   /* an allocation's limit the controller keeps itself */
+                launch_time_limit(c, j);
+        }
     } else {
         int rc = job_respec(c, j, spec, &status, &code, err, sizeof err);
         json_decref(spec);

@@ -216,6 +216,8 @@ void sched_input_free(struct sched_input *in);
 void launch_job(struct ctld *c, struct job *j);
 /* batch: the batch shell alone (scancel -b), not every process of the job */
 void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch);
+/* A running job's new time limit, to its batch node's agent. */
+void launch_time_limit(struct ctld *c, struct job *j);
 
 /* health.c */
 void health_start(struct ctld *c);

@@ -145,3 +145,22 @@ void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool bat
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
               RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
 }
+
+static void limit_done(int status, json_t *body, void *arg)
+{
+    struct call_ctx *x = arg;
+    (void)body;
+    if (status != 200)
+        log_warnx("job %llu: the new time limit reached no agent (status %d)",
+                  (unsigned long long)x->id, status);
+    free(x);
+}
+
+void launch_time_limit(struct ctld *c, struct job *j)
+{
+    const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
+    json_t *body = json_pack("{s:I, s:I}", "job_id", (json_int_t)j->id, "time_limit",
+                             (json_int_t)j->time_limit);
+    http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/timelimit", body,
+              RPC_TIMEOUT_S, limit_done, ctx_new(c, j, false));
+}

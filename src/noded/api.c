@@ -1,4 +1,5 @@
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "common/conf.h"
@@ -68,7 +69,33 @@ static void on_signal(struct http_req *r)
     http_reply(r, 200, NULL);
 }
 
+/* A running job's new time limit (scontrol update TimeLimit=): the
+ * supervisor keeps it, queued with SIGUSR2 (minutes; -1 unlimited). */
+static void on_time_limit(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    json_t *jid = json_object_get(r->body, "job_id"), *jt = json_object_get(r->body, "time_limit");
+    if (!json_is_integer(jid) || !json_is_integer(jt) || json_integer_value(jt) < -1 ||
+        json_integer_value(jt) > INT32_MAX) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE, "time limit request needs job_id, time_limit");
+        return;
+    }
+    struct ajob *j = agent_job_find(a, json_integer_value(jid));
+    if (!j || j->ended || j->sup_pid <= 1) {
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+        return;
+    }
+    union sigval v = { .sival_int = (int)json_integer_value(jt) };
+    if (sigqueue(j->sup_pid, SIGUSR2, v) < 0) {
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+        return;
+    }
+    log_info("job %lld: time limit now %d min", (long long)j->id, v.sival_int);
+    http_reply(r, 200, NULL);
+}
+
 const struct http_route agent_routes[] = {
+    { "POST", "/v1/timelimit", on_time_limit, HTTP_ROLE_ROOT },
     { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
     { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },
     { "POST", "/v1/steps", step_launch, HTTP_ROLE_USER },

@@ -144,6 +144,7 @@ static int supervise(struct sup *s, int ready_fd)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);   /* a new time limit: sup_wait takes it */
     sigprocmask(SIG_BLOCK, &set, NULL);
     signal(SIGHUP, SIG_IGN);
     signal(SIGPIPE, SIG_DFL);

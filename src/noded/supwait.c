@@ -106,6 +106,21 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
     end_job(s, "CANCELLED", sig);
 }
 
+/* scontrol update TimeLimit= of the running job: minutes from its start
+ * (-1, 0: none), and --signal's warning moves with it unless it was sent. */
+static void on_new_limit(struct sup *s, const siginfo_t *si)
+{
+    if (si->si_code != SI_QUEUE)
+        return;
+    int minutes = si->si_value.sival_int;
+    s->limit_at = minutes > 0 ? s->started + (int64_t)minutes * 60 : 0;
+    if (s->warn.sig > 0 && s->warn_at) {
+        int64_t at = s->limit_at - s->warn.before_s;
+        s->warn_at = !s->limit_at ? 0 : at > s->started ? at : s->started;
+    }
+    log_info("job %lld: time limit now %d min", (long long)s->js->job_id, minutes);
+}
+
 static void check_deadlines(struct sup *s)
 {
     int64_t now = time(NULL);
@@ -147,6 +162,7 @@ int sup_wait(struct sup *s)
     sigaddset(&set, SIGINT);
     sigaddset(&set, SIGCHLD);
     sigaddset(&set, SIGUSR1);
+    sigaddset(&set, SIGUSR2);
     int status = 0;
     for (;;) {
         struct timespec ts = next_wait(s);
@@ -156,6 +172,8 @@ int sup_wait(struct sup *s)
             return status;
         if (got == SIGTERM || got == SIGINT || got == SIGUSR1)
             on_signal(s, got, &si);
+        else if (got == SIGUSR2)
+            on_new_limit(s, &si);
         check_deadlines(s);
     }
 }

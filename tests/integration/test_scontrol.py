@@ -197,3 +197,19 @@ def test_ping_and_config(cluster):
                 "StateSaveLocation", "SlurmdSpoolDir", "SchedulerType", "SelectType",
                 "SlurmdTimeout", "MinJobAge", "GresTypes", "SLURM_VERSION"):
         assert re.search("^" + re.escape(key) + r" *= \S", out, re.M), key
+
+
+def test_running_job_time_limit(cluster, workdir, users):
+    """A running job's limit changes where it is kept, on its node: shortened
+    by its owner, it ends TIMEOUT at its start plus the new limit."""
+    u1 = users[0]
+    j = cluster.sbatch(["-t", "30"], cwd=workdir, user=u1, script="#!/bin/sh\nexec sleep 300\n")
+    cluster.wait_state(j, "RUNNING")
+    cp = show(cluster, "update", f"JobId={j}", "TimeLimit=40", user=u1, check=False)
+    assert cp.stderr.strip() == "slurm_update error: Access/permission denied"
+    show(cluster, "update", f"JobId={j}", "TimeLimit=1", user=u1)
+    assert kv(show(cluster, "show", "job", str(j)).stdout)["TimeLimit"] == "00:01:00"
+    cluster.wait_state(j, "TIMEOUT", timeout=100)
+    start = cluster.api_job(j)["start_time"]
+    end = cluster.api_job(j)["end_time"]
+    assert 55 <= end - start <= 80, (start, end)
