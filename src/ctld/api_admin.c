@@ -406,17 +406,6 @@ void api_node_update(struct http_req *r)
     store_after_commit(c->store, answer_ok, r);   /* jobs a DOWN ended are stored */
 }
 
-static void part_set(struct ctld *c, size_t i, int up, int64_t max_time, int64_t def_time)
-{
-    struct conf_part *cp = &c->conf->parts[i];
-    if (up >= 0)
-        cp->up = c->sparts[i].up = up;
-    if (max_time != -2)
-        cp->max_time_min = c->sparts[i].max_time_min = max_time;
-    if (def_time != -2)
-        cp->default_time_min = def_time;
-}
-
 static int64_t minutes_of(json_t *v, bool *bad)
 {
     if (!v)
@@ -427,7 +416,8 @@ static int64_t minutes_of(json_t *v, bool *bad)
 }
 
 /* POST /v1/partitions/update {"name", "state": "UP" | "DOWN", "max_time",
- * "default_time"} (root; minutes, -1 UNLIMITED). In memory, as nodes. */
+ * "default_time"} (root; minutes, -1 UNLIMITED). Kept across a restart
+ * until a reconfigure, as Slurm keeps it. */
 void api_part_update(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -450,6 +440,7 @@ void api_part_update(struct http_req *r)
         return;
     }
     part_set(c, (size_t)(cp - c->conf->parts), up, max_time, def_time);
+    parts_state_note(c, cp->name, up, max_time, def_time);
     log_info("partition %s updated by uid %u", cp->name, (unsigned)r->who.uid);
     sched_request(c);
     http_reply(r, 200, NULL);
@@ -489,6 +480,8 @@ void api_reconfigure(struct http_req *r)
     for (size_t i = 0; shape && i < nc->nparts; i++)
         part_set(c, i, nc->parts[i].up, nc->parts[i].max_time_min,
                  nc->parts[i].default_time_min);
+    if (shape)
+        parts_state_clear(c);   /* slurm.conf is the word again, as after Slurm's reconfigure */
     c->conf->kill_wait = nc->kill_wait;
     c->conf->slurmd_timeout = nc->slurmd_timeout;
     c->conf->min_job_age = nc->min_job_age;

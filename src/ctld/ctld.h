@@ -194,6 +194,14 @@ void node_drain(struct ctld *c, struct node *n, const char *reason);
 /* node_state.c: DRAIN and admin DOWN survive a restart */
 void nodes_save_state(struct ctld *c);
 void nodes_load_state(struct ctld *c);
+/* A partition's State (up -1: unchanged), MaxTime, DefaultTime (-2: unchanged) now;
+ * scontrol's changes noted in the store until a reconfigure clears them,
+ * and applied again at start-up (after the scheduler's partitions exist). */
+void part_set(struct ctld *c, size_t i, int up, int64_t max_time, int64_t def_time);
+void parts_state_note(struct ctld *c, const char *name, int up, int64_t max_time,
+                      int64_t def_time);
+void parts_state_clear(struct ctld *c);
+void parts_load_state(struct ctld *c);
 
 /* api_wait.c: the waiters of a job whose state changed get their answer */
 void api_wait_notify(struct ctld *c, uint64_t job_id);

@@ -147,6 +147,7 @@ static void setup(struct ctld *c)
     nodes_init(c);
     nodes_load_state(c);
     build_sparts(c);
+    parts_load_state(c);
     store_load(c->store, c, ctld_now() - cf->min_job_age);
     if (prio_init(c, err, sizeof err) < 0)
         fatalx("%s", err);

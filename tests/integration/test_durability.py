@@ -105,3 +105,17 @@ def test_dependencies_survive_restart(dcluster, workdir):
     c.run(["scontrol", "release", str(held)])
     c.wait_state(waits, "COMPLETED")
     c.run(["scancel", str(never)])
+
+
+def test_partition_state_survives_restart_until_reconfigure(dcluster):
+    c = dcluster
+    avail = lambda: c.run(["sinfo", "-h", "-o", "%a %l"]).stdout.split()
+    c.run(["scontrol", "update", "PartitionName=debug", "State=DOWN", "MaxTime=30"])
+    kill_controller(c)
+    c.up()
+    assert avail() == ["down", "30:00"]
+    c.run(["scontrol", "reconfigure"])
+    assert avail()[0] == "up" and avail()[1] != "30:00", avail()
+    kill_controller(c)
+    c.up()
+    assert avail()[0] == "up"
