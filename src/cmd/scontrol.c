@@ -142,7 +142,7 @@ static int job_field(json_t *body, const char *kv)
     static const struct { const char *word; const char *field; } strs[] = {
         { "partition", "partition" }, { "name", "name" }, { "jobname", "name" },
         { "comment", "comment" }, { "wckey", "wckey" }, { "account", "account" },
-        { "gres", "gres" }, { "tresperNode", "gres" },
+        { "gres", "gres" }, { "tresperNode", "gres" }, { "dependency", "dependency" },
     };
     if (!eq)
         return bad_value(kv);

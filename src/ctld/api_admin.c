@@ -225,6 +225,14 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
         else
             json_object_set(spec, "begin_time", v);
     }
+    if (!err && (v = json_object_get(b, "dependency"))) {
+        if (!json_is_string(v))
+            err = "Invalid dependency";
+        else if (!*json_string_value(v))
+            json_object_del(spec, "dependency");   /* Dependency= clears it */
+        else
+            json_object_set(spec, "dependency", v);
+    }
     static const char *const strs[] = { "partition", "name", "comment", "wckey", "account" };
     for (size_t i = 0; !err && i < sizeof strs / sizeof *strs; i++)
         if ((v = json_object_get(b, strs[i]))) {

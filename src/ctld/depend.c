@@ -500,3 +500,37 @@ bool depend_due(const struct ctld *c, int64_t since, int64_t now)
     }
     return false;
 }
+
+/* ---- scontrol update Dependency= ---- */
+
+/* Whether following from's dependencies reaches job id `to`. */
+static bool reaches(struct ctld *c, const struct job_deps *d, uint64_t to, int depth)
+{
+    for (size_t i = 0; d && depth < 64 && i < d->n; i++) {
+        const struct dep *x = &d->v[i];
+        if (x->type == DEP_SINGLETON)
+            continue;
+        if (x->job_id == to)
+            return true;
+        const struct job *t = job_find(c, x->job_id);
+        if (t && t->state == JOB_PENDING && reaches(c, t->deps, to, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+int depend_change(struct ctld *c, struct job *j, json_t *spec, char *err, size_t errlen)
+{
+    struct job probe = { .id = j->id };
+    if (depend_parse(c, &probe, spec, true, err, errlen) < 0)
+        return -1;
+    if (reaches(c, probe.deps, j->id, 0)) {
+        depend_free(probe.deps);
+        snprintf(err, errlen, "Circular dependency");
+        return -1;
+    }
+    depend_free(j->deps);
+    j->deps = probe.deps;
+    depend_submitted(c, j);   /* tracked, settled on what is known, maybe ended */
+    return 0;
+}

@@ -67,6 +67,11 @@ void depend_notify(struct ctld *c, const struct job *changed);
  * submitted, which also settles what is known already and may end it. */
 void depend_track(struct ctld *c, const struct job *j);
 void depend_submitted(struct ctld *c, struct job *j);
+/* scontrol update Dependency=: the spec's new list, checked as a
+ * submission's and for a cycle through j, replaces j's. -1 with Slurm's
+ * message ("Job dependency problem", "Circular dependency"). */
+int depend_change(struct ctld *c, struct job *j, json_t *spec, char *err, size_t errlen);
+
 /* Whether an after:ID+MIN delay ran out in (since, now]: a pass is due. */
 bool depend_due(const struct ctld *c, int64_t since, int64_t now);
 

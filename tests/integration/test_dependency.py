@@ -145,3 +145,23 @@ def test_unknown_or_malformed_refused(cluster, workdir):
             "sbatch: error: Batch job submission failed: Job dependency problem", (dep, cp.stderr)
     bad = c.run(["sbatch", "--kill-on-invalid-dep=perhaps"], input=OK, cwd=workdir, check=False)
     assert bad.returncode == 1 and "--kill-on-invalid-dep" in bad.stderr
+
+
+def test_update_dependency(cluster, workdir):
+    c = cluster
+    a = sub(c, workdir, ["--hold"])
+    b = sub(c, workdir, ["--hold"])
+    x = sub(c, workdir, ["-d", f"afterok:{a}"])
+    assert c.field(x, "%E") == f"afterok:{a}(unfulfilled)"
+    c.run(["scontrol", "update", f"JobId={x}", f"Dependency=afterany:{b}"])
+    assert c.field(x, "%E") == f"afterany:{b}(unfulfilled)"
+    cycle = c.run(["scontrol", "update", f"JobId={b}", f"Dependency=afterok:{x}"], check=False)
+    assert cycle.returncode == 1
+    assert cycle.stderr.strip() == "slurm_update error: Circular dependency", cycle.stderr
+    bad = c.run(["scontrol", "update", f"JobId={x}", "Dependency=afterok:999999"], check=False)
+    assert bad.stderr.strip() == "slurm_update error: Job dependency problem"
+    assert c.field(x, "%E") == f"afterany:{b}(unfulfilled)", "a refused update changes nothing"
+    c.run(["scontrol", "update", f"JobId={x}", "Dependency="])
+    assert c.field(x, "%E") == "(null)"
+    c.wait_state(x, "COMPLETED")
+    c.run(["scancel", str(a), str(b)])
