@@ -596,9 +596,10 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     struct job *n = job_parse(c, spec, j->id, &p);
     if (n)
         check_feasible(c, &p, n);
-    if (n && !p.failed && !json_equal(json_object_get(spec, "dependency"),
-                                      json_object_get(j->spec, "dependency")) &&
-        depend_change(c, j, spec, err, errlen) < 0) {
+    json_t *dep_new = json_object_get(spec, "dependency");
+    json_t *dep_old = json_object_get(j->spec, "dependency");
+    bool dep_changed = (dep_new || dep_old) && !json_equal(dep_new, dep_old);
+    if (n && !p.failed && dep_changed && depend_change(c, j, spec, err, errlen) < 0) {
         p.failed = true;
         p.status = 400;
         p.code = ESLURM_DEPENDENCY;
