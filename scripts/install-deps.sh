@@ -2,7 +2,7 @@
 # Installs the Debian packages Herd builds and tests with, only those missing.
 set -e
 pkgs="build-essential libevent-dev libjansson-dev libsqlite3-dev sqlite3 munge libmunge-dev
-      libcmocka-dev python3-pytest zlib1g-dev procps passwd snakemake openmpi-bin libopenmpi-dev"
+      libcmocka-dev python3-pytest zlib1g-dev procps passwd snakemake openmpi-bin libopenmpi-dev mpich libmpich-dev"
 missing=""
 for p in $pkgs; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -104,6 +104,21 @@ static int unsupported(const char *what)
     return -1;
 }
 
+/* pmi2 is Slurm's PMI-1 and PMI-2 server (src/noded/pmi.h); pmix is not. */
+static int mpi_arg(const char *v, struct srun_opts *o)
+{
+    if (strcmp(v, "list") == 0) {
+        printf("MPI plugin types are...\n\tnone\n\tpmi2\n");
+        exit(0);
+    }
+    if (strcmp(v, "none") != 0 && strcmp(v, "pmi2") != 0) {
+        cmd_error(PROG, "MPI type '%s' is not supported (none, pmi2)", v);
+        return -1;
+    }
+    o->mpi = v;
+    return 0;
+}
+
 static int srun_opt(int c, struct srun_opts *o)
 {
     switch (c) {
@@ -116,14 +131,16 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'J': o->name = optarg; return 0;
     case 'D': o->chdir = optarg; return 0;
     case 'l': o->label = true; return 0;
+    case 'u': o->unbuffered = true; return 0;
     case 'K': o->kill_on_bad_exit = !optarg || strcmp(optarg, "0") != 0; return 0;
     case OPT_JOBID: o->jobid = optarg; return 0;
     case 'Q': o->quiet = true; return 0;
-    case OPT_MPI:
-        return strcmp(optarg, "none") == 0 ? 0 : unsupported("--mpi other than none");
-    case 'o': case 'e': case 'i': return unsupported("srun's --output/--error/--input");
+    case OPT_MPI: return mpi_arg(optarg, o);
+    case 'i':   /* tasks' stdin is /dev/null: what Hydra asks for */
+        return strcmp(optarg, "none") == 0 ? 0 : unsupported("srun's --input");
+    case 'o': case 'e': return unsupported("srun's --output/--error");
     case OPT_UNSUPPORTED: return unsupported("--pty");
-    case 'u': case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
+    case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
     case 'C': case 'H': case 'd': case OPT_IGNORED:
         return 0;
     case OPT_HELP:
@@ -173,6 +190,9 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
     optind = 1;
     o->alloc_argv = xcalloc(2, sizeof(char *));
     o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
+    o->mpi = "none";
+    if (getenv("SLURM_MPI_TYPE") && mpi_arg(getenv("SLURM_MPI_TYPE"), o) < 0)
+        return -1;
     while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
                             srun_options, &li)) != -1) {
         if (srun_opt(c, o) < 0)
@@ -219,7 +239,8 @@ static json_t *step_request(const struct srun_opts *o)
         json_object_set_new(b, "gpus_per_task", json_integer(o->gpus_per_task));
     if (o->nodelist)
         json_object_set_new(b, "nodelist", json_string(o->nodelist));
-    json_object_set_new(b, "name", json_string(o->name ? o->name : o->argv[0]));
+    const char *base = strrchr(o->argv[0], '/');   /* as Slurm: the command's base name */
+    json_object_set_new(b, "name", json_string(o->name ? o->name : base ? base + 1 : o->argv[0]));
     return b;
 }
 
@@ -273,9 +294,9 @@ static json_t *environ_json(void)
 
 static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
 {
-    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s}", "job_id", (json_int_t)s->job_id,
+    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s, s:s}", "job_id", (json_int_t)s->job_id,
                           "step_id", s->step_id, "argv", json_array(), "env", environ_json(),
-                          "cwd", cwd);
+                          "cwd", cwd, "mpi", s->o->mpi);
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_string(*a));
     s->open++;
@@ -344,7 +365,7 @@ static void run_loop(struct srun *s, const char *cwd)
         event_base_dispatch(s->base);
     for (int i = 0; i < 4; i++)
         event_free(ev[i]);
-    srun_flush_labels(s);
+    srun_flush_lines(s);
 }
 
 /* For accounting: how the step ended (sacct's 123.0 row). */
@@ -365,6 +386,7 @@ static void srun_free(struct srun *s)
         free(s->nodes[i].name);
         free(s->nodes[i].addr);
         free(s->nodes[i].buf);
+        json_decref(s->nodes[i].fence);
     }
     free(s->nodes);
     for (int i = 0; s->line && i < s->ntasks * 2; i++)

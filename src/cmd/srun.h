@@ -3,7 +3,8 @@
  * controller for the step's layout (POST /v1/jobs/{id}/steps) and starts one
  * stream per node (POST /v1/steps to that node's agent, src/noded/step.h);
  * srun_io.c reads the streams: the tasks' output to our stdout and stderr
- * (with -l, each line prefixed by its task id), their ends, the exit code.
+ * (with -l, each line prefixed by its task id), their ends, the exit code;
+ * srun_pmi.c joins the nodes' PMI fences (--mpi=pmi2).
  */
 #ifndef HERD_SRUN_H
 #define HERD_SRUN_H
@@ -12,12 +13,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <jansson.h>
+
 struct event_base;
 
 struct srun_opts {
     int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
     const char *nodelist, *name, *chdir, *jobid;
-    bool label, kill_on_bad_exit, quiet;
+    const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
+    bool label, unbuffered, kill_on_bad_exit, quiet;
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
     int alloc_argc;
@@ -36,6 +40,7 @@ struct srun_node {
     char *buf;                 /* bytes of a frame not complete yet */
     size_t len, cap;
     int ended;                 /* tasks reported ended */
+    json_t *fence;             /* --mpi=pmi2: this node's puts, while in a fence */
     bool done;                 /* the stream is over */
 };
 
@@ -60,11 +65,14 @@ struct srun {
 
 /* srun_io.c */
 void srun_stream_chunk(const char *data, size_t len, void *arg);   /* arg: srun_node */
-void srun_flush_labels(struct srun *s);
+void srun_flush_lines(struct srun *s);
 /* Every task was launched and reported, or a stream broke off. */
 bool srun_all_reported(const struct srun *s);
 /* -K and the signals srun passes on: to every node of the step. */
 void srun_signal_tasks(struct srun *s, int sig);
+/* srun_pmi.c: node n is in a PMI fence with these puts (a JSON object);
+ * once every node is, all the puts go back to every node. */
+void srun_pmi_fence(struct srun_node *n, const char *puts, size_t len);
 /* srun.c: leaves the event loop once no stream and no request is open. */
 void srun_maybe_exit(struct srun *s);
 

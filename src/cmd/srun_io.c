@@ -37,15 +37,17 @@ static int label_width(const struct srun *s)
 static void write_labelled(struct srun *s, int task, int fd, const char *line, size_t n)
 {
     char pre[32];
-    int k = snprintf(pre, sizeof pre, "%*d: ", label_width(s), task);
+    int k = s->o->label ? snprintf(pre, sizeof pre, "%*d: ", label_width(s), task) : 0;
     write_all(fd, pre, (size_t)k);
     write_all(fd, line, n);
 }
 
-/* -l: whole lines get the prefix; a partial one waits for its end. */
+/* As Slurm's stepd, whole lines (with -l, each behind its task's prefix):
+ * a partial line waits for its end, so tasks' lines do not mix; -u writes
+ * bytes as they come. */
 static void output(struct srun *s, int task, int fd, const char *p, size_t n)
 {
-    if (!s->o->label || task < 0 || task >= s->ntasks) {
+    if ((s->o->unbuffered && !s->o->label) || task < 0 || task >= s->ntasks) {
         write_all(fd, p, n);
         return;
     }
@@ -64,14 +66,15 @@ static void output(struct srun *s, int task, int fd, const char *p, size_t n)
     }
 }
 
-void srun_flush_labels(struct srun *s)
+void srun_flush_lines(struct srun *s)
 {
-    for (int t = 0; s->o->label && t < s->ntasks; t++)
+    for (int t = 0; t < s->ntasks; t++)
         for (int f = 0; f < 2; f++) {
             size_t slot = (size_t)t * 2 + (size_t)f;
             if (s->line_len[slot]) {
                 write_labelled(s, t, f + 1, s->line[slot], s->line_len[slot]);
-                write_all(f + 1, "\n", 1);
+                if (s->o->label)
+                    write_all(f + 1, "\n", 1);
                 s->line_len[slot] = 0;
             }
         }
@@ -112,6 +115,19 @@ static void task_ended(struct srun_node *n, int task, int code, int sig)
     }
 }
 
+/* As Slurm: a task's PMI_Abort ends the whole step. */
+static void pmi_aborted(struct srun_node *n, int task, int code)
+{
+    struct srun *s = n->run;
+    fprintf(stderr, "srun: error: %s: task %d: PMI abort with exit code %d\n", n->name, task,
+            code);
+    if (!s->bad_exit_seen) {
+        s->bad_exit_seen = true;
+        fprintf(stderr, "srun: Terminating StepId=%lld.%d\n", (long long)s->job_id, s->step_id);
+        srun_signal_tasks(s, SIGKILL);
+    }
+}
+
 /* One complete frame at n->buf; its length, or 0 when more bytes are needed. */
 static size_t parse_frame(struct srun_node *n)
 {
@@ -123,16 +139,22 @@ static size_t parse_frame(struct srun_node *n)
     size_t len;
     char kind = n->buf[0];
     *nl = '\0';
-    if (kind == 'O' && sscanf(n->buf + 1, "%d %d %zu", &task, &fd, &len) == 3) {
+    bool out = kind == 'O' && sscanf(n->buf + 1, "%d %d %zu", &task, &fd, &len) == 3;
+    if (out || (kind == 'K' && sscanf(n->buf + 1, "%zu", &len) == 1)) {
         if (n->len < head + len) {
             *nl = '\n';
             return 0;
         }
-        output(n->run, task, fd == 2 ? 2 : 1, n->buf + head, len);
+        if (out)
+            output(n->run, task, fd == 2 ? 2 : 1, n->buf + head, len);
+        else
+            srun_pmi_fence(n, n->buf + head, len);
         return head + len;
     }
     if (kind == 'X' && sscanf(n->buf + 1, "%d %d %d", &task, &code, &sig) == 3)
         task_ended(n, task, code, sig);
+    else if (kind == 'A' && sscanf(n->buf + 1, "%d %d", &task, &code) == 2)
+        pmi_aborted(n, task, code);
     else if (kind == 'E') {
         fprintf(stderr, "srun: error: %s\n", n->buf + 2);
         n->run->failed = true;

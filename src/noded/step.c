@@ -23,16 +23,19 @@
 #include "noded/agent.h"
 #include "noded/jobexec.h"
 #include "noded/jobspec.h"
+#include "noded/pmi.h"
 
 #define ESLURM_ACCESS_DENIED 2002
 #define SLURM_ERROR_CODE 1
 #define BEAT_S 2
 #define LOOKUP_TIMEOUT_S 10
+#define PMI_TASK_FD 3   /* where a task finds its PMI socket, as PMI_FD says */
 
 struct task {
     struct astep *st;
     int procid, localid;
     pid_t pid;
+    int pmi_fd;                /* the task's end of its PMI socket, until forked; -1 */
     struct event *out[2];      /* stdout, stderr pipes; NULL once at EOF */
     bool exited, reported;
     int status;
@@ -49,6 +52,7 @@ struct astep {
     struct task *tasks;
     int ntasks, left;          /* tasks here; not reported yet */
     struct event *beat;
+    struct pmi *pmi;           /* --mpi=pmi2 */
     bool gone;                 /* srun went away: the tasks were killed */
     struct astep *next;
 };
@@ -93,6 +97,7 @@ static void step_free(struct astep *st)
             }
     if (st->beat)
         event_free(st->beat);
+    pmi_free(st->pmi);
     json_decref(st->layout);
     free(st->tasks);
     free(st);
@@ -172,7 +177,7 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
 {
     json_t *env = json_object_get(req, "env");
     size_t n = json_array_size(env), k = 0;
-    char **v = xcalloc(n + 24, sizeof *v);
+    char **v = xcalloc(n + 32, sizeof *v);
     for (size_t i = 0; i < n; i++)
         if (json_is_string(json_array_get(env, i)))
             v[k++] = xstrdup(json_string_value(json_array_get(env, i)));
@@ -198,6 +203,13 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
     v[k++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", env_str(L, "tasks_per_node", ""));
     v[k++] = xasprintf("SLURMD_NODENAME=%s", st->a->node->name);
     v[k++] = xasprintf("SLURM_TASK_PID=%d", (int)getpid());
+    if (st->pmi) {
+        v[k++] = xasprintf("PMI_FD=%d", PMI_TASK_FD);
+        v[k++] = xasprintf("PMI_RANK=%d", t->procid);
+        v[k++] = xasprintf("PMI_SIZE=%d", ntasks);
+        v[k++] = xasprintf("PMI_JOBID=%lld.%d", (long long)st->job_id, st->step_id);
+        v[k++] = xstrdup("SLURM_MPI_TYPE=pmi2");
+    }
     if (json_array_size(gpus)) {
         v[k++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", list);
         v[k++] = xasprintf("GPU_DEVICE_ORDINAL=%s", list);
@@ -239,6 +251,9 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
     int in = open("/dev/null", O_RDONLY);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
         _exit(1);
+    if (t->pmi_fd >= 0 && (t->pmi_fd == PMI_TASK_FD ? fcntl(PMI_TASK_FD, F_SETFD, 0)
+                                                     : dup2(t->pmi_fd, PMI_TASK_FD)) < 0)
+        _exit(1);
     if (jobexec_become_user(&js) < 0) {
         dprintf(2, "slurmstepd: error: cannot become uid %d: %s\n", (int)st->uid, strerror(errno));
         _exit(1);
@@ -250,7 +265,7 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
         if (chdir("/tmp") < 0)
             _exit(1);
     }
-    close_range(3, ~0U, 0);
+    close_range(t->pmi_fd >= 0 ? PMI_TASK_FD + 1 : 3, ~0U, 0);
     json_t *argv = json_object_get(req, "argv");
     char **av = xcalloc(json_array_size(argv) + 1, sizeof *av);
     for (size_t i = 0; i < json_array_size(argv); i++)
@@ -264,14 +279,27 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
 
 /* ---- starting ---- */
 
+static void close_pmi_fd(struct task *t)
+{
+    if (t->pmi_fd >= 0)
+        close(t->pmi_fd);
+    t->pmi_fd = -1;
+}
+
 static int task_start(struct astep *st, json_t *req, struct task *t, json_t *node)
 {
     int out[2], err[2];
-    if (pipe2(out, O_CLOEXEC) < 0)
+    t->pmi_fd = st->pmi ? pmi_task_socket(st->pmi, t->localid) : -1;
+    if (st->pmi && t->pmi_fd < 0)
         return -1;
+    if (pipe2(out, O_CLOEXEC) < 0) {
+        close_pmi_fd(t);
+        return -1;
+    }
     if (pipe2(err, O_CLOEXEC) < 0) {
         close(out[0]);
         close(out[1]);
+        close_pmi_fd(t);
         return -1;
     }
     pid_t pid = fork();
@@ -279,6 +307,7 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
         task_exec(st, req, t, node, out[1], err[1]);
     close(out[1]);
     close(err[1]);
+    close_pmi_fd(t);
     if (pid < 0) {
         close(out[0]);
         close(err[0]);
@@ -296,6 +325,45 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
         event_add(t->out[f], NULL);
     }
     return 0;
+}
+
+/* ---- PMI (srun --mpi=pmi2) ---- */
+
+static void pmi_fence_out(void *arg, const char *puts, size_t len)
+{
+    struct astep *st = arg;
+    frame(st, "K %zu\n", len);
+    if (!st->gone && !http_stream_write(st->r, puts, len))
+        st->gone = true;
+}
+
+/* A task called PMI_Abort: as Slurm, the whole step ends; srun ends it on
+ * the other nodes. */
+static void pmi_abort(void *arg, int rank, int code, const char *msg)
+{
+    struct astep *st = arg;
+    log_info("job %lld step %d: task %d aborted (%d): %s", (long long)st->job_id, st->step_id,
+             rank, code, msg);
+    frame(st, "A %d %d\n", rank, code);
+    kill_tasks(st, SIGKILL);
+}
+
+static struct pmi *step_pmi(struct astep *st, int first)
+{
+    json_t *nodes = json_object_get(st->layout, "nodes");
+    int nn = (int)json_array_size(nodes);
+    int *counts = xcalloc((size_t)nn + 1, sizeof *counts);
+    for (int i = 0; i < nn; i++)
+        counts[i] = (int)json_integer_value(json_object_get(json_array_get(nodes, (size_t)i), "ntasks"));
+    char *map = pmi_mapping(counts, nn), jobid[48];
+    snprintf(jobid, sizeof jobid, "%lld.%d", (long long)st->job_id, st->step_id);
+    struct pmi_info info = { .first_rank = first, .ntasks = st->ntasks,
+                             .size = (int)json_integer_value(json_object_get(st->layout, "ntasks")),
+                             .jobid = jobid, .mapping = map };
+    struct pmi *p = pmi_new(st->a->base, &info, (struct pmi_hooks){ pmi_fence_out, pmi_abort, st });
+    free(map);
+    free(counts);
+    return p;
 }
 
 static json_t *my_node(struct astep *st)
@@ -319,9 +387,11 @@ static void start_tasks(struct astep *st, json_t *node)
         step_free(st);
         return;
     }
+    if (strcmp(env_str(req, "mpi", "none"), "pmi2") == 0)
+        st->pmi = step_pmi(st, first);
     for (int i = 0; i < st->ntasks; i++) {
         struct task *t = &st->tasks[i];
-        *t = (struct task){ .st = st, .procid = first + i, .localid = i };
+        *t = (struct task){ .st = st, .procid = first + i, .localid = i, .pmi_fd = -1 };
         if (task_start(st, req, t, node) < 0) {
             frame(st, "E cannot start task %d on %s: %s\n", t->procid, st->a->node->name,
                   strerror(errno));
@@ -424,6 +494,30 @@ void step_signal(struct http_req *r)
             return;
         }
         kill_tasks(st, (int)json_integer_value(sig));
+        http_reply(r, 200, NULL);
+        return;
+    }
+    http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
+}
+
+void step_pmi_fence(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    json_t *kvs = json_object_get(r->body, "kvs");
+    int64_t job = json_integer_value(json_object_get(r->body, "job_id"));
+    int64_t step = json_integer_value(json_object_get(r->body, "step_id"));
+    if (!json_is_object(kvs)) {
+        http_reply_error(r, 400, SLURM_ERROR_CODE, "PMI fence needs job_id, step_id and kvs");
+        return;
+    }
+    for (struct astep *st = a->steps; st; st = st->next) {
+        if (st->job_id != job || st->step_id != step || !st->pmi)
+            continue;
+        if (r->who.uid != 0 && r->who.uid != st->uid) {
+            http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+            return;
+        }
+        pmi_fence_in(st->pmi, kvs);
         http_reply(r, 200, NULL);
         return;
     }

@@ -10,6 +10,9 @@
  *   "X TASK CODE SIGNAL\n"               task TASK ended
  *   "E MESSAGE\n"                        the step could not start here
  *   "H\n"                                every 2 s: nothing new
+ *   "K LEN\n" then LEN bytes             --mpi=pmi2: every task here is in a
+ *                                        PMI fence; its puts, a JSON object
+ *   "A TASK CODE\n"                      task TASK called PMI_Abort
  *
  * The heartbeat is also how a vanished srun is noticed: once a write fails
  * the step's tasks are killed, within a few seconds.
@@ -24,10 +27,14 @@
 
 struct agent;
 
-/* POST /v1/steps {"job_id", "step_id", "argv": [...], "env": [...], "cwd"} */
+/* POST /v1/steps {"job_id", "step_id", "argv": [...], "env": [...], "cwd",
+ *                 "mpi": "none" or "pmi2"} */
 void step_launch(struct http_req *r);
 /* POST /v1/steps/signal {"job_id", "step_id", "signal"} */
 void step_signal(struct http_req *r);
+/* POST /v1/steps/pmi {"job_id", "step_id", "kvs": {...}}: srun hands back
+ * every node's puts of a fence (src/noded/pmi.h); the fence ends here. */
+void step_pmi_fence(struct http_req *r);
 
 /* A child ended (herdd's SIGCHLD reaps them all): true when it was a task. */
 bool step_reaped(struct agent *a, pid_t pid, int status);

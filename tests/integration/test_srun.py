@@ -67,6 +67,19 @@ def test_exit_codes_and_signals(cluster, workdir):
     assert lines[-1] == "rc=0"
 
 
+def test_tasks_lines_do_not_mix(cluster, workdir):
+    # Each task writes half a line, waits, then ends it: srun writes whole
+    # lines, as Slurm's stepd does; -u passes bytes on as they come.
+    half = "sh -c 'printf a$SLURM_PROCID; sleep 0.5; echo b$SLURM_PROCID'"
+    body = f"srun -n2 {half}\necho --\nsrun -u -n2 {half}\necho --\nsrun -n1 printf end\n"
+    job, out = run_job(cluster, workdir, ["-n2"], body)
+    buffered, unbuffered, last = out.split("--\n")
+    assert sorted(buffered.splitlines()) == ["a0b0", "a1b1"], out
+    assert sorted(unbuffered.replace("\n", "")) == sorted("a0b0a1b1"), out
+    assert unbuffered.startswith(("a0a1", "a1a0")), out
+    assert last == "end", out
+
+
 def test_kill_on_bad_exit(cluster, workdir):
     body = ("start=$(date +%s)\n"
             "srun -n2 -K sh -c 'if [ $SLURM_PROCID = 1 ]; then exit 1; fi; exec sleep 60'\n"
