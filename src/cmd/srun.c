@@ -119,6 +119,20 @@ static int mpi_arg(const char *v, struct srun_opts *o)
     return 0;
 }
 
+/* --input: all (the default), none, or one task's rank; a file is not yet. */
+static int input_arg(const char *v, struct srun_opts *o)
+{
+    char *end;
+    long t = strtol(v, &end, 10);
+    if (strcmp(v, "all") == 0 || strcmp(v, "none") == 0)
+        o->input_task = v[0] == 'a' ? -1 : -2;
+    else if (*v && !*end && t >= 0 && t < INT32_MAX)
+        o->input_task = (int)t;
+    else
+        return unsupported("srun's --input from a file");
+    return 0;
+}
+
 static int srun_opt(int c, struct srun_opts *o)
 {
     switch (c) {
@@ -136,8 +150,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case OPT_JOBID: o->jobid = optarg; return 0;
     case 'Q': o->quiet = true; return 0;
     case OPT_MPI: return mpi_arg(optarg, o);
-    case 'i':   /* tasks' stdin is /dev/null: what Hydra asks for */
-        return strcmp(optarg, "none") == 0 ? 0 : unsupported("srun's --input");
+    case 'i': return input_arg(optarg, o);
     case 'o': case 'e': return unsupported("srun's --output/--error");
     case OPT_UNSUPPORTED: return unsupported("--pty");
     case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
@@ -191,6 +204,7 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
     o->alloc_argv = xcalloc(2, sizeof(char *));
     o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
     o->mpi = "none";
+    o->input_task = -1;
     if (getenv("SLURM_MPI_TYPE") && mpi_arg(getenv("SLURM_MPI_TYPE"), o) < 0)
         return -1;
     while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
@@ -294,9 +308,11 @@ static json_t *environ_json(void)
 
 static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
 {
-    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s, s:s}", "job_id", (json_int_t)s->job_id,
+    int in = s->o->input_task;
+    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s, s:s, s:o}", "job_id", (json_int_t)s->job_id,
                           "step_id", s->step_id, "argv", json_array(), "env", environ_json(),
-                          "cwd", cwd, "mpi", s->o->mpi);
+                          "cwd", cwd, "mpi", s->o->mpi, "stdin",
+                          in >= 0 ? json_integer(in) : json_string(in == -1 ? "all" : "none"));
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_string(*a));
     s->open++;
@@ -365,6 +381,7 @@ static void run_loop(struct srun *s, const char *cwd)
         event_base_dispatch(s->base);
     for (int i = 0; i < 4; i++)
         event_free(ev[i]);
+    srun_stdin_stop(s);
     srun_flush_lines(s);
 }
 

@@ -4,7 +4,8 @@
  * stream per node (POST /v1/steps to that node's agent, src/noded/step.h);
  * srun_io.c reads the streams: the tasks' output to our stdout and stderr
  * (with -l, each line prefixed by its task id), their ends, the exit code;
- * srun_pmi.c joins the nodes' PMI fences (--mpi=pmi2).
+ * srun_pmi.c joins the nodes' PMI fences (--mpi=pmi2); srun_stdin.c sends
+ * our stdin to the tasks.
  */
 #ifndef HERD_SRUN_H
 #define HERD_SRUN_H
@@ -21,6 +22,7 @@ struct srun_opts {
     int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
     const char *nodelist, *name, *chdir, *jobid;
     const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
+    int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
     bool label, unbuffered, kill_on_bad_exit, quiet;
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
@@ -41,6 +43,7 @@ struct srun_node {
     size_t len, cap;
     int ended;                 /* tasks reported ended */
     json_t *fence;             /* --mpi=pmi2: this node's puts, while in a fence */
+    bool started;              /* its tasks started ("S"): stdin may go there */
     bool done;                 /* the stream is over */
 };
 
@@ -61,6 +64,7 @@ struct srun {
     bool bad_exit_seen;        /* -K: the step is being ended */
     bool cancelled;            /* srun ended the step (-K, Ctrl-C twice) */
     bool failed;               /* a node could not start its tasks */
+    struct srun_stdin *in;     /* srun_stdin.c */
 };
 
 /* srun_io.c */
@@ -70,6 +74,10 @@ void srun_flush_lines(struct srun *s);
 bool srun_all_reported(const struct srun *s);
 /* -K and the signals srun passes on: to every node of the step. */
 void srun_signal_tasks(struct srun *s, int sig);
+/* srun_stdin.c: our stdin to the tasks --input names, from once every
+ * node with such a task has started them until EOF. */
+void srun_stdin_node_started(struct srun_node *n);
+void srun_stdin_stop(struct srun *s);
 /* srun_pmi.c: node n is in a PMI fence with these puts (a JSON object);
  * once every node is, all the puts go back to every node. */
 void srun_pmi_fence(struct srun_node *n, const char *puts, size_t len);

@@ -155,6 +155,8 @@ static size_t parse_frame(struct srun_node *n)
         task_ended(n, task, code, sig);
     else if (kind == 'A' && sscanf(n->buf + 1, "%d %d", &task, &code) == 2)
         pmi_aborted(n, task, code);
+    else if (kind == 'S')
+        srun_stdin_node_started(n);
     else if (kind == 'E') {
         fprintf(stderr, "srun: error: %s\n", n->buf + 2);
         n->run->failed = true;

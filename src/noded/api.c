@@ -101,5 +101,6 @@ const struct http_route agent_routes[] = {
     { "POST", "/v1/steps", step_launch, HTTP_ROLE_USER },
     { "POST", "/v1/steps/signal", step_signal, HTTP_ROLE_USER },
     { "POST", "/v1/steps/pmi", step_pmi_fence, HTTP_ROLE_USER },
+    { "POST", "/v1/steps/stdin", step_stdin, HTTP_ROLE_USER },
 };
 const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

@@ -24,38 +24,13 @@
 #include "noded/jobexec.h"
 #include "noded/jobspec.h"
 #include "noded/pmi.h"
+#include "noded/step_int.h"
 
 #define ESLURM_ACCESS_DENIED 2002
 #define SLURM_ERROR_CODE 1
 #define BEAT_S 2
 #define LOOKUP_TIMEOUT_S 10
 #define PMI_TASK_FD 3   /* where a task finds its PMI socket, as PMI_FD says */
-
-struct task {
-    struct astep *st;
-    int procid, localid;
-    pid_t pid;
-    int pmi_fd;                /* the task's end of its PMI socket, until forked; -1 */
-    struct event *out[2];      /* stdout, stderr pipes; NULL once at EOF */
-    bool exited, reported;
-    int status;
-};
-
-struct astep {
-    struct agent *a;
-    struct http_req *r;
-    int64_t job_id;
-    int step_id;
-    uid_t uid;
-    pid_t pgid;
-    json_t *layout;            /* the controller's answer */
-    struct task *tasks;
-    int ntasks, left;          /* tasks here; not reported yet */
-    struct event *beat;
-    struct pmi *pmi;           /* --mpi=pmi2 */
-    bool gone;                 /* srun went away: the tasks were killed */
-    struct astep *next;
-};
 
 static const char *env_str(json_t *o, const char *k, const char *def)
 {
@@ -89,12 +64,15 @@ static void step_unlink(struct astep *st)
 static void step_free(struct astep *st)
 {
     step_unlink(st);
-    for (int i = 0; i < st->ntasks; i++)
+    stdin_step_free(st);
+    for (int i = 0; i < st->ntasks; i++) {
+        stdin_task_close(&st->tasks[i]);
         for (int f = 0; f < 2; f++)
             if (st->tasks[i].out[f]) {
                 close(event_get_fd(st->tasks[i].out[f]));
                 event_free(st->tasks[i].out[f]);
             }
+    }
     if (st->beat)
         event_free(st->beat);
     pmi_free(st->pmi);
@@ -111,6 +89,7 @@ static bool task_maybe_done(struct task *t)
     if (t->reported || !t->exited || t->out[0] || t->out[1])
         return false;
     t->reported = true;
+    stdin_task_close(t);
     int code = WIFEXITED(t->status) ? WEXITSTATUS(t->status) : 0;
     int sig = WIFSIGNALED(t->status) ? WTERMSIG(t->status) : 0;
     frame(st, "X %d %d %d\n", t->procid, code, sig);
@@ -248,7 +227,7 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
     struct job_spec js = { .uid = st->uid,
                            .gid = (int64_t)json_integer_value(json_object_get(st->layout, "group_id")),
                            .user_name = (char *)env_str(st->layout, "user_name", "") };
-    int in = open("/dev/null", O_RDONLY);
+    int in = t->in.child_fd >= 0 ? t->in.child_fd : open("/dev/null", O_RDONLY);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
         _exit(1);
     if (t->pmi_fd >= 0 && (t->pmi_fd == PMI_TASK_FD ? fcntl(PMI_TASK_FD, F_SETFD, 0)
@@ -292,14 +271,20 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
     t->pmi_fd = st->pmi ? pmi_task_socket(st->pmi, t->localid) : -1;
     if (st->pmi && t->pmi_fd < 0)
         return -1;
+    if (stdin_task_prepare(t, req) < 0) {
+        close_pmi_fd(t);
+        return -1;
+    }
     if (pipe2(out, O_CLOEXEC) < 0) {
         close_pmi_fd(t);
+        stdin_task_close(t);
         return -1;
     }
     if (pipe2(err, O_CLOEXEC) < 0) {
         close(out[0]);
         close(out[1]);
         close_pmi_fd(t);
+        stdin_task_close(t);
         return -1;
     }
     pid_t pid = fork();
@@ -308,6 +293,7 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
     close(out[1]);
     close(err[1]);
     close_pmi_fd(t);
+    stdin_task_forked(t);
     if (pid < 0) {
         close(out[0]);
         close(err[0]);
@@ -382,16 +368,20 @@ static void start_tasks(struct astep *st, json_t *node)
     int first = (int)json_integer_value(json_object_get(node, "first_task"));
     st->ntasks = st->left = (int)json_integer_value(json_object_get(node, "ntasks"));
     st->tasks = xcalloc((size_t)st->ntasks + 1, sizeof *st->tasks);
+    for (int i = 0; i < st->ntasks; i++)   /* so that freeing before they start closes nothing */
+        st->tasks[i] = (struct task){ .st = st, .pmi_fd = -1, .in = { .fd = -1, .child_fd = -1 } };
     if (!http_stream_start(st->r)) {   /* srun left while the layout came */
         http_stream_end(st->r);
         step_free(st);
         return;
     }
+    frame(st, "S\n");   /* srun may send stdin from now on */
     if (strcmp(env_str(req, "mpi", "none"), "pmi2") == 0)
         st->pmi = step_pmi(st, first);
     for (int i = 0; i < st->ntasks; i++) {
         struct task *t = &st->tasks[i];
-        *t = (struct task){ .st = st, .procid = first + i, .localid = i, .pmi_fd = -1 };
+        *t = (struct task){ .st = st, .procid = first + i, .localid = i, .pmi_fd = -1,
+                            .in = { .fd = -1, .child_fd = -1 } };
         if (task_start(st, req, t, node) < 0) {
             frame(st, "E cannot start task %d on %s: %s\n", t->procid, st->a->node->name,
                   strerror(errno));
@@ -498,6 +488,14 @@ void step_signal(struct http_req *r)
         return;
     }
     http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
+}
+
+struct astep *step_find(struct agent *a, int64_t job, int64_t step)
+{
+    for (struct astep *st = a->steps; st; st = st->next)
+        if (st->job_id == job && st->step_id == step && st->layout)
+            return st;
+    return NULL;
 }
 
 void step_pmi_fence(struct http_req *r)

@@ -9,6 +9,7 @@
  *   "O TASK FD LEN\n" then LEN bytes     output of task TASK on FD (1 or 2)
  *   "X TASK CODE SIGNAL\n"               task TASK ended
  *   "E MESSAGE\n"                        the step could not start here
+ *   "S\n"                                the tasks started: stdin may come
  *   "H\n"                                every 2 s: nothing new
  *   "K LEN\n" then LEN bytes             --mpi=pmi2: every task here is in a
  *                                        PMI fence; its puts, a JSON object
@@ -28,10 +29,14 @@
 struct agent;
 
 /* POST /v1/steps {"job_id", "step_id", "argv": [...], "env": [...], "cwd",
- *                 "mpi": "none" or "pmi2"} */
+ *                 "mpi": "none" or "pmi2", "stdin": "all", "none" or a rank} */
 void step_launch(struct http_req *r);
 /* POST /v1/steps/signal {"job_id", "step_id", "signal"} */
 void step_signal(struct http_req *r);
+/* POST /v1/steps/stdin {"job_id", "step_id", "data": base64, "eof": bool}:
+ * srun's stdin, for the tasks the launch's "stdin" named ("all", a task
+ * rank, or "none"): step_stdin.c. */
+void step_stdin(struct http_req *r);
 /* POST /v1/steps/pmi {"job_id", "step_id", "kvs": {...}}: srun hands back
  * every node's puts of a fence (src/noded/pmi.h); the fence ends here. */
 void step_pmi_fence(struct http_req *r);

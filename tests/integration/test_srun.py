@@ -141,6 +141,23 @@ def test_srun_makes_its_own_allocation(cluster, workdir):
         "srun: error: Unable to allocate resources: Invalid partition name specified"
 
 
+def test_stdin_goes_to_the_tasks(cluster, workdir):
+    # As Slurm: every task reads srun's stdin unless --input names one
+    # task, or none; a large input arrives whole, at the tasks' pace.
+    c = cluster
+    alone = {"SLURM_JOB_ID": ""}
+    run = lambda *args, **kw: c.run(["srun", "-N2", "-n2", "-l", *args], cwd=workdir,
+                                    extra_env=alone, **kw).stdout
+    assert sorted(run("cat", input="a\nb\n").splitlines()) == ["0: a", "0: b", "1: a", "1: b"]
+    assert run("--input=1", "cat", input="only\n") == "1: only\n"
+    assert run("--input=none", "sh", "-c", "cat; echo eof", input="lost\n").count("eof") == 2
+    data = os.urandom(3 << 20).hex()   # 6 MB: several chunks, and the pipe fills
+    want = subprocess.run(["md5sum"], input=data, capture_output=True, text=True).stdout
+    got = c.run(["srun", "-n1", "sh", "-c", "sleep 1; md5sum"], input=data, cwd=workdir,
+                extra_env=alone).stdout
+    assert got == want
+
+
 def test_salloc_runs_srun_inside(cluster, workdir):
     c = cluster
     cp = c.run(["salloc", "-N2", "-J", "sallocjob", "sh", "-c",
