@@ -7,7 +7,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/time.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -25,7 +27,7 @@
 /* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
 #define STREAM_TIMEOUT_S 20
 
-enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_UNSUPPORTED, OPT_HELP };
+enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_HELP };
 
 /* What srun takes and does not act on: binding and step resources within
  * the allocation, which every step shares (docs/srun.md). */
@@ -70,7 +72,7 @@ static const struct option srun_options[] = {
     {"qos", required_argument, NULL, 'q'},
     {"export", required_argument, NULL, OPT_IGNORED},
     {"distribution", required_argument, NULL, 'm'},
-    {"pty", no_argument, NULL, OPT_UNSUPPORTED},
+    {"pty", no_argument, NULL, OPT_PTY},
     {"output", required_argument, NULL, 'o'},
     {"error", required_argument, NULL, 'e'},
     {"input", required_argument, NULL, 'i'},
@@ -152,7 +154,10 @@ static int srun_opt(int c, struct srun_opts *o)
     case OPT_MPI: return mpi_arg(optarg, o);
     case 'i': return input_arg(optarg, o);
     case 'o': case 'e': return unsupported("srun's --output/--error");
-    case OPT_UNSUPPORTED: return unsupported("--pty");
+    case OPT_PTY:   /* as Slurm: task 0 on a terminal, unbuffered, the only one reading */
+        o->pty = o->unbuffered = true;
+        o->input_task = 0;
+        return 0;
     case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
     case 'C': case 'H': case 'd': case OPT_IGNORED:
         return 0;
@@ -297,6 +302,14 @@ static void stream_done(int status, json_t *body, void *arg)
     srun_maybe_exit(s);
 }
 
+static json_t *terminal_size(void)
+{
+    struct winsize ws = { .ws_row = 24, .ws_col = 80 };
+    if (ioctl(0, TIOCGWINSZ, &ws) < 0 || !ws.ws_row || !ws.ws_col)
+        ws = (struct winsize){ .ws_row = 24, .ws_col = 80 };
+    return json_pack("{s:i, s:i}", "rows", ws.ws_row, "cols", ws.ws_col);
+}
+
 static json_t *environ_json(void)
 {
     extern char **environ;
@@ -313,6 +326,8 @@ static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
                           "step_id", s->step_id, "argv", json_array(), "env", environ_json(),
                           "cwd", cwd, "mpi", s->o->mpi, "stdin",
                           in >= 0 ? json_integer(in) : json_string(in == -1 ? "all" : "none"));
+    if (s->o->pty)
+        json_object_set_new(b, "pty", terminal_size());
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_string(*a));
     s->open++;
@@ -347,6 +362,10 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     static int presses;
     struct timeval now;
     gettimeofday(&now, NULL);
+    if (sig == SIGWINCH) {
+        srun_stdin_resized(s, terminal_size());
+        return;
+    }
     if (sig != SIGINT) {
         srun_signal_tasks(s, (int)sig);
         return;
@@ -369,17 +388,27 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 
 static void run_loop(struct srun *s, const char *cwd)
 {
-    const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-    struct event *ev[4];
-    for (int i = 0; i < 4; i++) {
+    const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGWINCH };
+    struct event *ev[5];
+    for (int i = 0; i < (s->o->pty ? 5 : 4); i++) {
         ev[i] = evsignal_new(s->base, sigs[i], on_signal, s);
         event_add(ev[i], NULL);
     }
     for (size_t i = 0; i < s->nnodes; i++)
         launch_node(s, &s->nodes[i], cwd);
+    /* --pty: keys go to the remote terminal as typed, ^C included */
+    struct termios saved;
+    bool raw = s->o->pty && isatty(0) && tcgetattr(0, &saved) == 0;
+    if (raw) {
+        struct termios t = saved;
+        cfmakeraw(&t);
+        tcsetattr(0, TCSADRAIN, &t);
+    }
     if (s->open)
         event_base_dispatch(s->base);
-    for (int i = 0; i < 4; i++)
+    if (raw)
+        tcsetattr(0, TCSADRAIN, &saved);
+    for (int i = 0; i < (s->o->pty ? 5 : 4); i++)
         event_free(ev[i]);
     srun_stdin_stop(s);
     srun_flush_lines(s);

@@ -23,7 +23,7 @@ struct srun_opts {
     const char *nodelist, *name, *chdir, *jobid;
     const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
     int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
-    bool label, unbuffered, kill_on_bad_exit, quiet;
+    bool label, unbuffered, kill_on_bad_exit, quiet, pty;
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
     int alloc_argc;
@@ -78,6 +78,8 @@ void srun_signal_tasks(struct srun *s, int sig);
  * node with such a task has started them until EOF. */
 void srun_stdin_node_started(struct srun_node *n);
 void srun_stdin_stop(struct srun *s);
+/* --pty: our terminal's new size (stolen) for task 0's. */
+void srun_stdin_resized(struct srun *s, json_t *size);
 /* srun_pmi.c: node n is in a PMI fence with these puts (a JSON object);
  * once every node is, all the puts go back to every node. */
 void srun_pmi_fence(struct srun_node *n, const char *puts, size_t len);

@@ -54,7 +54,8 @@ static void chunk_sent(int status, json_t *body, void *arg)
     srun_maybe_exit(s);
 }
 
-static void send_chunk(struct srun_stdin *in, const char *data, size_t len, bool eof)
+static void send_chunk(struct srun_stdin *in, const char *data, size_t len, bool eof,
+                       json_t *size)
 {
     struct srun *s = in->s;
     char *b64 = base64_encode(data, len);
@@ -64,12 +65,23 @@ static void send_chunk(struct srun_stdin *in, const char *data, size_t len, bool
             continue;
         json_t *b = json_pack("{s:I, s:i, s:s, s:b}", "job_id", (json_int_t)s->job_id, "step_id",
                               s->step_id, "data", b64, "eof", eof);
+        if (size)
+            json_object_set(b, "pty", size);
         in->calls++;
         s->calls++;
         http_call(s->base, s->munge_socket, n->addr, n->port, "POST", "/v1/steps/stdin", b,
                   STDIN_CALL_TIMEOUT_S, chunk_sent, in);
     }
     free(b64);
+    json_decref(size);
+}
+
+void srun_stdin_resized(struct srun *s, json_t *size)
+{
+    if (s->in)
+        send_chunk(s->in, "", 0, false, size);
+    else
+        json_decref(size);
 }
 
 static void on_stdin(evutil_socket_t fd, short what, void *arg)
@@ -83,7 +95,7 @@ static void on_stdin(evutil_socket_t fd, short what, void *arg)
         return;
     }
     in->eof = n <= 0;
-    send_chunk(in, buf, n > 0 ? (size_t)n : 0, in->eof);
+    send_chunk(in, buf, n > 0 ? (size_t)n : 0, in->eof, NULL);
 }
 
 static void on_timer(evutil_socket_t fd, short what, void *arg)

@@ -24,6 +24,7 @@
 #include "noded/jobexec.h"
 #include "noded/jobspec.h"
 #include "noded/pmi.h"
+#include "noded/pty.h"
 #include "noded/step_int.h"
 
 #define ESLURM_ACCESS_DENIED 2002
@@ -134,6 +135,8 @@ static void kill_tasks(struct astep *st, int sig)
 {
     if (st->pgid > 1)
         kill(-st->pgid, sig);
+    if (st->pty_pid > 1)   /* --pty: task 0 leads a session of its own */
+        kill(-st->pty_pid, sig);
 }
 
 static void on_beat(evutil_socket_t fd, short what, void *arg)
@@ -223,11 +226,14 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
                       int out, int err)
 {
     jobexec_reset_signals();
-    setpgid(0, st->pgid ? st->pgid : 0);
+    if (t->pty && pty_take(out) < 0)
+        _exit(1);
+    if (!t->pty)
+        setpgid(0, st->pgid ? st->pgid : 0);
     struct job_spec js = { .uid = st->uid,
                            .gid = (int64_t)json_integer_value(json_object_get(st->layout, "group_id")),
                            .user_name = (char *)env_str(st->layout, "user_name", "") };
-    int in = t->in.child_fd >= 0 ? t->in.child_fd : open("/dev/null", O_RDONLY);
+    int in = t->pty ? out : t->in.child_fd >= 0 ? t->in.child_fd : open("/dev/null", O_RDONLY);
     if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
         _exit(1);
     if (t->pmi_fd >= 0 && (t->pmi_fd == PMI_TASK_FD ? fcntl(PMI_TASK_FD, F_SETFD, 0)
@@ -265,46 +271,70 @@ static void close_pmi_fd(struct task *t)
     t->pmi_fd = -1;
 }
 
-static int task_start(struct astep *st, json_t *req, struct task *t, json_t *node)
+/* The task's output: two pipes, or with --pty one terminal for both. */
+static int open_output(struct task *t, json_t *req, int out[2], int err[2])
 {
-    int out[2], err[2];
-    t->pmi_fd = st->pmi ? pmi_task_socket(st->pmi, t->localid) : -1;
-    if (st->pmi && t->pmi_fd < 0)
-        return -1;
-    if (stdin_task_prepare(t, req) < 0) {
-        close_pmi_fd(t);
-        return -1;
+    err[0] = err[1] = -1;
+    if (t->pty) {
+        if (pty_open(&out[0], &out[1]) < 0)
+            return -1;
+        pty_set_size(out[0], json_object_get(req, "pty"));
+        return 0;
     }
-    if (pipe2(out, O_CLOEXEC) < 0) {
-        close_pmi_fd(t);
-        stdin_task_close(t);
+    if (pipe2(out, O_CLOEXEC) < 0)
         return -1;
-    }
     if (pipe2(err, O_CLOEXEC) < 0) {
         close(out[0]);
         close(out[1]);
+        return -1;
+    }
+    return 0;
+}
+
+static void close_fds(const int *fds, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+static int task_start(struct astep *st, json_t *req, struct task *t, json_t *node)
+{
+    int out[2], err[2];
+    t->pty = t->procid == 0 && json_is_object(json_object_get(req, "pty"));
+    t->pmi_fd = st->pmi ? pmi_task_socket(st->pmi, t->localid) : -1;
+    if (st->pmi && t->pmi_fd < 0)
+        return -1;
+    if (open_output(t, req, out, err) < 0) {
         close_pmi_fd(t);
-        stdin_task_close(t);
+        return -1;
+    }
+    if (stdin_task_prepare(t, req, t->pty ? out[0] : -1) < 0) {
+        close_fds((int[]){ out[0], out[1], err[0], err[1] }, 4);
+        close_pmi_fd(t);
         return -1;
     }
     pid_t pid = fork();
     if (pid == 0)
-        task_exec(st, req, t, node, out[1], err[1]);
-    close(out[1]);
-    close(err[1]);
+        task_exec(st, req, t, node, out[1], t->pty ? out[1] : err[1]);
+    close_fds((int[]){ out[1], err[1] }, 2);
     close_pmi_fd(t);
     stdin_task_forked(t);
     if (pid < 0) {
-        close(out[0]);
-        close(err[0]);
+        close_fds((int[]){ out[0], err[0] }, 2);
+        stdin_task_close(t);
         return -1;
     }
-    if (!st->pgid)
-        st->pgid = pid;
-    setpgid(pid, st->pgid);   /* both sides, so no signal finds it outside */
+    if (t->pty)
+        st->pty_pid = pid;
+    else {
+        if (!st->pgid)
+            st->pgid = pid;
+        setpgid(pid, st->pgid);   /* both sides, so no signal finds it outside */
+    }
     t->pid = pid;
     int fds[2] = { out[0], err[0] };
-    for (int f = 0; f < 2; f++) {
+    for (int f = 0; f < 2 && fds[f] >= 0; f++) {
         evutil_make_socket_nonblocking(fds[f]);
         t->out[f] = event_new(st->a->base, fds[f], EV_READ | EV_PERSIST,
                               f ? on_stderr : on_stdout, t);

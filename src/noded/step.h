@@ -33,7 +33,8 @@ struct agent;
 void step_launch(struct http_req *r);
 /* POST /v1/steps/signal {"job_id", "step_id", "signal"} */
 void step_signal(struct http_req *r);
-/* POST /v1/steps/stdin {"job_id", "step_id", "data": base64, "eof": bool}:
+/* POST /v1/steps/stdin {"job_id", "step_id", "data": base64, "eof": bool,
+ *                       "pty": {"rows", "cols"} when srun's terminal resized}:
  * srun's stdin, for the tasks the launch's "stdin" named ("all", a task
  * rank, or "none"): step_stdin.c. */
 void step_stdin(struct http_req *r);

@@ -29,6 +29,7 @@ struct task {
     struct astep *st;
     int procid, localid;
     pid_t pid;
+    bool pty;                  /* srun --pty: task 0 runs on a terminal */
     int pmi_fd;                /* the task's end of its PMI socket, until forked; -1 */
     struct event *out[2];      /* stdout, stderr pipes; NULL once at EOF */
     struct task_in in;         /* its stdin from srun: step_stdin.c */
@@ -42,7 +43,8 @@ struct astep {
     int64_t job_id;
     int step_id;
     uid_t uid;
-    pid_t pgid;
+    pid_t pgid;                /* the tasks' process group */
+    pid_t pty_pid;             /* --pty's task 0, in a session of its own */
     json_t *layout;            /* the controller's answer */
     struct task *tasks;
     int ntasks, left;          /* tasks here; not reported yet */
@@ -55,8 +57,9 @@ struct astep {
 
 /* step_stdin.c */
 /* Before the fork: a pipe when the step's "stdin" names this task (all,
- * or its rank); the child's end is t->in.child_fd, else -1. */
-int stdin_task_prepare(struct task *t, json_t *req);
+ * or its rank); the child's end is t->in.child_fd, else -1. A task on a
+ * terminal reads what is written to its pty_master instead. */
+int stdin_task_prepare(struct task *t, json_t *req, int pty_master);
 void stdin_task_forked(struct task *t);   /* the parent closes the child's end */
 void stdin_task_close(struct task *t);    /* the task ended, or the step is freed */
 /* The step is being freed: a held stdin request is answered. */

@@ -18,6 +18,7 @@
 #include "common/http.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
+#include "noded/pty.h"
 #include "noded/step.h"
 #include "noded/step_int.h"
 
@@ -33,13 +34,17 @@ static bool wanted(const struct task *t, json_t *req)
     return json_is_string(who) && strcmp(json_string_value(who), "all") == 0;
 }
 
-int stdin_task_prepare(struct task *t, json_t *req)
+int stdin_task_prepare(struct task *t, json_t *req, int pty_master)
 {
     int p[2];
     t->in = (struct task_in){ .fd = -1, .child_fd = -1 };
     if (!wanted(t, req))
         return 0;
-    if (pipe2(p, O_CLOEXEC) < 0)
+    if (pty_master >= 0) {   /* written to our own copy, read from the terminal */
+        p[0] = -1;
+        if ((p[1] = fcntl(pty_master, F_DUPFD_CLOEXEC, 0)) < 0)
+            return -1;
+    } else if (pipe2(p, O_CLOEXEC) < 0)
         return -1;
     t->in.child_fd = p[0];
     t->in.fd = p[1];
@@ -164,6 +169,10 @@ void step_stdin(struct http_req *r)
     if (!st)
         return;
     bool eof = json_is_true(json_object_get(r->body, "eof"));
+    json_t *size = json_object_get(r->body, "pty");
+    for (int i = 0; size && i < st->ntasks; i++)   /* srun's terminal was resized */
+        if (st->tasks[i].pty && st->tasks[i].out[0])
+            pty_set_size(event_get_fd(st->tasks[i].out[0]), size);
     st->in_req = r;
     for (int i = 0; i < st->ntasks; i++) {
         struct task *t = &st->tasks[i];

@@ -158,6 +158,73 @@ def test_stdin_goes_to_the_tasks(cluster, workdir):
     assert got == want
 
 
+def pty_session(cmd, env, steps, timeout=20):
+    """Runs cmd on a terminal of our own, writes each of steps (bytes, or
+    (rows, cols) to resize the terminal) after a pause, and returns
+    (everything it printed, its exit code)."""
+    import fcntl
+    import pty
+    import select
+    import struct
+    import termios
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.execvpe(cmd[0], cmd, env)
+    out, deadline = b"", time.time() + timeout
+
+    def pump(secs):
+        nonlocal out
+        end = min(time.time() + secs, deadline)
+        while time.time() < end:
+            if select.select([fd], [], [], 0.1)[0]:
+                try:
+                    data = os.read(fd, 4096)
+                except OSError:
+                    return
+                if not data:
+                    return
+                out += data
+    try:
+        pump(2)
+        for step in steps:
+            if isinstance(step, tuple):
+                fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", step[0], step[1], 0, 0))
+            else:
+                os.write(fd, step)
+            pump(1)
+        pump(deadline - time.time())
+        done, status = os.waitpid(pid, os.WNOHANG)
+        while not done and time.time() < deadline:
+            time.sleep(0.05)
+            done, status = os.waitpid(pid, os.WNOHANG)
+        assert done, "srun --pty did not end: " + out.decode(errors="replace")
+        return out.decode(errors="replace"), os.waitstatus_to_exitcode(status)
+    finally:
+        try:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+        except (ProcessLookupError, ChildProcessError):
+            pass
+        os.close(fd)
+
+
+def test_pty_shell(cluster, workdir):
+    # srun --pty bash: task 0 on a terminal of its own on the node, keys as
+    # typed (^C interrupts the remote command, not srun), resizes passed on,
+    # the shell's exit code is srun's.
+    env = base_env(cluster.conf)
+    env.update({"SLURM_JOB_ID": "", "TERM": "dumb"})
+    out, rc = pty_session(["srun", "-N1", "--pty", "/bin/bash", "--norc", "--noprofile", "-i"],
+                          env, [b"tty; echo node=$SLURMD_NODENAME; stty size\n", (40, 120),
+                                b"stty size\n", b"sleep 30\n", b"\x03",
+                                b"echo after-int; exit 3\n"])
+    assert re.search(r"^/dev/pts/\d+\r$", out, re.M), out
+    assert re.search(r"^node=node\d\r$", out, re.M), out
+    assert re.search(r"^40 120\r$", out, re.M), out
+    assert re.search(r"^after-int\r$", out, re.M), out
+    assert rc == 3, out
+
+
 def test_salloc_runs_srun_inside(cluster, workdir):
     c = cluster
     cp = c.run(["salloc", "-N2", "-J", "sallocjob", "sh", "-c",
@@ -201,8 +268,8 @@ def test_bad_options(cluster):
     assert cp.returncode == 1
     assert cp.stderr.strip() == \
         "srun: error: Unable to create step for job 999999: Invalid job id specified"
-    cp = cluster.run(["srun", "--pty", "bash"], check=False)
-    assert cp.returncode == 1 and "--pty is not supported yet" in cp.stderr
+    cp = cluster.run(["srun", "--input=/etc/hostname", "true"], check=False)
+    assert cp.returncode == 1 and "srun's --input from a file is not supported yet" in cp.stderr
 
 
 def test_steps_in_sacct(cluster, workdir):
