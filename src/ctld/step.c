@@ -149,6 +149,7 @@ static json_t *step_json(const struct ctld *c, const struct job *j, const struct
         json_t *n = json_pack("{s:s, s:s, s:i, s:i, s:i, s:i}", "name", cn->name, "addr",
                               cn->addr, "port", cn->port, "node_id", (int)i, "ntasks",
                               s->tasks[i], "first_task", (int)first);
+        json_object_set_new(n, "mem_mb", json_integer((json_int_t)al->mem_mb));
         json_object_set_new(n, s->gpus_per_task ? "task_gpus" : "gpus",
                             node_gpus(s, al->gpu_mask, s->tasks[i]));
         json_array_append_new(nodes, n);

@@ -23,6 +23,7 @@ static const char *const v1_names[CG_N] = { "freezer", "cpuacct", "memory", "cpu
 
 struct jobcg {
     int version;
+    bool sub;                  /* dir[] are inside the job's group: remove that too */
     char *dir[CG_N];           /* v1: one per controller in use; v2: dir[0] only */
 };
 
@@ -106,10 +107,12 @@ static char *make_path(const char *base, const char *rel, bool cpuset, bool v2,
             write_str(path, "cgroup.subtree_control", enable);
         char *next = xasprintf("%s/%s", path, part);
         if (mkdir(next, 0755) < 0 && errno != EEXIST) {
+            int e = errno;
             log_warn("cgroup: cannot create %s", next);
             free(next);
             free(path);
             free(r);
+            errno = e;
             return NULL;
         }
         if (cpuset)
@@ -182,9 +185,20 @@ struct jobcg *jobcg_create(const char *mount, const struct jobcg_want *w, char *
 {
     struct jobcg *cg = xcalloc(1, sizeof *cg);
     cg->version = jobcg_version(mount);
-    char *rel = xasprintf("herd/%s/job_%" PRId64, w->node, w->job_id);
-    int rc = cg->version == 2 ? create_v2(cg, mount, rel, w)
+    char *rel = xasprintf("herd/%s/job_%" PRId64 "%s%s", w->node, w->job_id, w->sub ? "/" : "",
+                          w->sub ? w->sub : "");
+    cg->sub = w->sub != NULL;
+    int rc = -1;
+    /* A second try when another job's end removed a parent group between
+     * our mkdirs (jobcg_destroy removes empty parents). */
+    for (int try = 0; try < 2; try++) {
+        rc = cg->version == 2 ? create_v2(cg, mount, rel, w)
            : cg->version == 1 ? create_v1(cg, mount, rel, w) : (errno = ENOTSUP, -1);
+        if (rc == 0 || errno != ENOENT)
+            break;
+        for (int i = 0; i < CG_N; i++)
+            xfree(cg->dir[i]);
+    }
     if (rc < 0) {
         snprintf(err, errlen, "cannot set up the job's cgroup %s under %s: %s", rel, mount,
                  strerror(errno));
@@ -328,6 +342,36 @@ void jobcg_usage(const struct jobcg *cg, struct jobcg_usage *u)
     u->max_rss_kb = rss >= 0 ? rss / 1024 : -1;
 }
 
+struct jobcg *jobcg_open(const char *mount, const char *node, int64_t job_id)
+{
+    struct jobcg *cg = xcalloc(1, sizeof *cg);
+    cg->version = jobcg_version(mount);
+    char *rel = xasprintf("herd/%s/job_%" PRId64, node, job_id);
+    bool any = false;
+    for (int i = 0; i < (cg->version == 2 ? 1 : cg->version == 1 ? CG_N : 0); i++) {
+        char *dir = cg->version == 2 ? xasprintf("%s/%s", mount, rel)
+                                     : xasprintf("%s/%s/%s", mount, v1_names[i], rel);
+        if (file_exists(dir, "cgroup.procs")) {
+            cg->dir[i] = dir;
+            any = true;
+        } else
+            free(dir);
+    }
+    free(rel);
+    if (!any)
+        xfree(cg);
+    return cg;
+}
+
+void jobcg_close(struct jobcg *cg)
+{
+    if (!cg)
+        return;
+    for (int i = 0; i < CG_N; i++)
+        free(cg->dir[i]);
+    free(cg);
+}
+
 void jobcg_destroy(struct jobcg *cg)
 {
     if (!cg)
@@ -335,6 +379,16 @@ void jobcg_destroy(struct jobcg *cg)
     for (int i = 0; i < CG_N; i++) {
         if (cg->dir[i] && rmdir(cg->dir[i]) < 0 && errno != ENOENT)
             log_warn("cgroup: cannot remove %s", cg->dir[i]);
+        /* Then the job's group (with a sub) and the cluster's NODE-HASH
+         * group above, each unless something else is still in it. */
+        for (int up = cg->sub ? 2 : 1; cg->dir[i] && up > 0; up--) {
+            char *slash = strrchr(cg->dir[i], '/');
+            if (!slash)
+                break;
+            *slash = '\0';
+            if (rmdir(cg->dir[i]) < 0)
+                break;
+        }
         free(cg->dir[i]);
     }
     free(cg);

@@ -23,6 +23,7 @@ struct jobcg_want {
     const char *cpus;          /* cpuset list "0-1,3"; NULL: not constrained */
     bool devices;              /* constrain devices to deny_devs' complement */
     char **deny_devs;          /* "c 195:1" each; NULL-terminated, may be NULL */
+    const char *sub;           /* a group inside the job's ("step_3"); NULL: the job's own */
 };
 
 struct jobcg_usage {
@@ -48,7 +49,13 @@ int jobcg_kill_all(const struct jobcg *cg);
 /* The kernel's OOM killer killed a process of the job. */
 bool jobcg_oom(const struct jobcg *cg);
 void jobcg_usage(const struct jobcg *cg, struct jobcg_usage *u);
-/* Removes the groups (which must be empty) and frees; NULL is a no-op. */
+/* The groups a job's supervisor made, for a step's tasks to join (see
+ * jobctl_cgroup_scope for node); NULL when the job has none here. */
+struct jobcg *jobcg_open(const char *mount, const char *node, int64_t job_id);
+/* Frees what jobcg_open gave, leaving the groups. */
+void jobcg_close(struct jobcg *cg);
+/* Removes the groups (which must be empty; with a sub, the job's group
+ * around it too, when empty) and frees; NULL is a no-op. */
 void jobcg_destroy(struct jobcg *cg);
 
 #endif

@@ -77,6 +77,11 @@ static uint32_t spool_hash(const char *job_dir)
     return h;
 }
 
+char *jobctl_cgroup_scope(const char *node_name, const char *job_dir)
+{
+    return xasprintf("%s-%08x", node_name, (unsigned)spool_hash(job_dir));
+}
+
 struct jobcg *jobctl_cgroup(const struct job_spec *js, const struct nodeconf *nc,
                             const char *job_dir)
 {
@@ -90,7 +95,7 @@ struct jobcg *jobctl_cgroup(const struct job_spec *js, const struct nodeconf *nc
     long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
     char *cpus = nc->constrain_cores ? jobctl_cpuset(js, (int)ncpu) : NULL;
     char **deny = nc->constrain_devices ? jobctl_deny_devs(js) : NULL;
-    char *scope = xasprintf("%s-%08x", js->node_name, (unsigned)spool_hash(job_dir));
+    char *scope = jobctl_cgroup_scope(js->node_name, job_dir);
     struct jobcg_want w = {
         .node = scope, .job_id = js->job_id, .cpus = cpus,
         .mem_bytes = nc->constrain_ram ? (uint64_t)js->node_mem_mb * 1024 * 1024 : 0,

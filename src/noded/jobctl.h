@@ -18,6 +18,8 @@ struct nodeconf;
  * the group is herd/NODE-HASH/job_ID, HASH naming the spool. */
 struct jobcg *jobctl_cgroup(const struct job_spec *js, const struct nodeconf *nc,
                             const char *job_dir);
+/* That NODE-HASH, for a step joining the job's groups. Caller frees. */
+char *jobctl_cgroup_scope(const char *node_name, const char *job_dir);
 
 /* The machine's CPUs for the node CPU indices herdd chose, each taken
  * modulo the machine's CPU count (emulated nodes share the real CPUs):

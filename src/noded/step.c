@@ -21,7 +21,10 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
+#include "noded/cgroup.h"
+#include "noded/jobctl.h"
 #include "noded/jobexec.h"
+#include "noded/nodeconf.h"
 #include "noded/jobspec.h"
 #include "noded/pmi.h"
 #include "noded/pty.h"
@@ -77,6 +80,11 @@ static void step_free(struct astep *st)
     if (st->beat)
         event_free(st->beat);
     pmi_free(st->pmi);
+    if (st->cg_own) {   /* what the tasks left running (daemons, setsid) goes with the step */
+        jobcg_kill_all(st->cg);
+        jobcg_destroy(st->cg);
+    } else
+        jobcg_close(st->cg);
     json_decref(st->layout);
     free(st->tasks);
     free(st);
@@ -230,6 +238,8 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
         _exit(1);
     if (!t->pty)
         setpgid(0, st->pgid ? st->pgid : 0);
+    if (st->cg && jobcg_attach(st->cg, 0) < 0)   /* the job's limits hold for its steps */
+        dprintf(2, "slurmstepd: error: cannot join the job's cgroup: %s\n", strerror(errno));
     struct job_spec js = { .uid = st->uid,
                            .gid = (int64_t)json_integer_value(json_object_get(st->layout, "group_id")),
                            .user_name = (char *)env_str(st->layout, "user_name", "") };
@@ -343,6 +353,35 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
     return 0;
 }
 
+/* As on Slurm, a step's tasks live inside the job's cgroup: on the node
+ * that runs the batch script, the groups its supervisor made (the job's
+ * memory, CPUs and devices; its processes are killed at its end); on the
+ * job's other nodes, where nothing of it runs between steps, a group of the
+ * step's own inside the job's, with the job's memory there, killed and
+ * removed when the step ends. */
+static struct jobcg *job_cgroup(struct astep *st, json_t *node)
+{
+    struct nodeconf nc = { 0 };
+    struct jobcg *cg = NULL;
+    if (nodeconf_load(&nc, st->a->conf_path) == 0 && (nc.proctrack_cgroup || nc.task_cgroup)) {
+        char *dir = spool_job_dir(st->a->spool, st->job_id), err[512], sub[32];
+        char *scope = jobctl_cgroup_scope(st->a->node->name, dir);
+        if (!(cg = jobcg_open(nc.cgroup_mount, scope, st->job_id)) && jobcg_version(nc.cgroup_mount)) {
+            snprintf(sub, sizeof sub, "step_%d", st->step_id);
+            json_int_t mb = json_integer_value(json_object_get(node, "mem_mb"));
+            struct jobcg_want w = { .node = scope, .job_id = st->job_id, .sub = sub,
+                                    .mem_bytes = nc.constrain_ram && mb > 0 ? (uint64_t)mb << 20 : 0 };
+            if (!(cg = jobcg_create(nc.cgroup_mount, &w, err, sizeof err)))
+                log_warnx("job %lld step %d: %s", (long long)st->job_id, st->step_id, err);
+            st->cg_own = cg != NULL;
+        }
+        free(scope);
+        free(dir);
+    }
+    nodeconf_clear(&nc);
+    return cg;
+}
+
 /* ---- PMI (srun --mpi=pmi2) ---- */
 
 static void pmi_fence_out(void *arg, const char *puts, size_t len)
@@ -408,6 +447,7 @@ static void start_tasks(struct astep *st, json_t *node)
     frame(st, "S\n");   /* srun may send stdin from now on */
     if (strcmp(env_str(req, "mpi", "none"), "pmi2") == 0)
         st->pmi = step_pmi(st, first);
+    st->cg = job_cgroup(st, node);
     for (int i = 0; i < st->ntasks; i++) {
         struct task *t = &st->tasks[i];
         *t = (struct task){ .st = st, .procid = first + i, .localid = i, .pmi_fd = -1,

@@ -50,6 +50,8 @@ struct astep {
     int ntasks, left;          /* tasks here; not reported yet */
     struct event *beat;
     struct pmi *pmi;           /* --mpi=pmi2 */
+    struct jobcg *cg;          /* the job's cgroup here, which the tasks join; NULL: none */
+    bool cg_own;               /* the job has none here: cg is the step's, made and removed by it */
     struct http_req *in_req;   /* a stdin request held until the tasks read enough */
     bool gone;                 /* srun went away: the tasks were killed */
     struct astep *next;

@@ -38,7 +38,7 @@ def test_snakemake_slurm_workflow(cluster, workdir):
     held = c.sbatch(["--hold", "-A", "smkacct"], cwd=workdir, script="#!/bin/sh\ntrue\n")
     # Snakemake polls at most once a second (a value above 1 it turns into 0.03)
     cp = c.run(["snakemake", "--slurm", "-j", "2", "--max-status-checks-per-second", "1",
-                "--default-resources", "runtime=5", "mem_mb=100", "slurm_account=smkacct"],
+                "--default-resources", "runtime=5", "mem_mb=1000", "slurm_account=smkacct"],
                cwd=workdir, check=False, timeout=180,
                extra_env={"USER": "root", "SLURM_JOB_ID": ""})
     log = cp.stdout + cp.stderr

@@ -122,6 +122,34 @@ def test_no_task_left_after_scancel(cluster, workdir):
     wait_for(lambda: not any(pid_alive(p) for p in pids), 20, f"step tasks {pids} to end")
 
 
+def cgroup_v1_memory():
+    return os.path.exists("/sys/fs/cgroup/memory/cgroup.procs")
+
+
+@pytest.mark.skipif(not cgroup_v1_memory(), reason="needs cgroup v1's memory controller")
+def test_steps_inside_the_jobs_cgroup(cluster, workdir):
+    # On the batch node a step's tasks join the job's groups; on the other
+    # node the step gets a group of its own inside the job's, with the
+    # job's memory there; what a task leaves running there (a setsid'd
+    # daemon) ends with the step.
+    with open(os.path.join(workdir, "task.sh"), "w") as f:
+        f.write("p=$(grep :memory: /proc/self/cgroup | cut -d: -f3)\n"
+                "echo $p $(cat /sys/fs/cgroup/memory$p/memory.limit_in_bytes)\n"
+                "setsid sh -c 'echo $$ > left.$SLURM_PROCID; exec sleep 300' "
+                "</dev/null >/dev/null 2>&1 &\n"
+                "while [ ! -s left.$SLURM_PROCID ]; do sleep 0.05; done\n")
+    body = "srun -l sh task.sh\nsleep 1\n"
+    job, out = run_job(cluster, workdir, ["-N2", "--ntasks-per-node=1", "--mem=100"], body)
+    rows = dict(l.split(": ", 1) for l in out.splitlines() if ": " in l)
+    assert re.fullmatch(rf"/herd/node\d-[0-9a-f]{{8}}/job_{job} 104857600", rows["0"]), out
+    assert re.fullmatch(rf"/herd/node\d-[0-9a-f]{{8}}/job_{job}/step_0 104857600",
+                        rows["1"]), out
+    left = [int(wait_file(os.path.join(workdir, f"left.{i}"), contains="\n")) for i in range(2)]
+    wait_for(lambda: not any(pid_alive(p) for p in left), 20, f"left-behind {left} to end")
+    group = rows["1"].split()[0]
+    assert not os.path.exists("/sys/fs/cgroup/memory" + group), "the step's group was not removed"
+
+
 def test_srun_makes_its_own_allocation(cluster, workdir):
     c = cluster
     cp = c.run(["srun", "-N2", "-n4", "-l", "-J", "standalone", "sh", "-c",
