@@ -10,6 +10,7 @@
 #include <sys/ioctl.h>
 #include <sys/time.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
@@ -27,7 +28,7 @@
 /* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
 #define STREAM_TIMEOUT_S 20
 
-enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_HELP };
+enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_HELP };
 
 /* What srun takes and does not act on: binding and step resources within
  * the allocation, which every step shares (docs/srun.md). */
@@ -48,7 +49,7 @@ static const struct option srun_options[] = {
     {"quiet", no_argument, NULL, 'Q'},
     {"verbose", no_argument, NULL, 'v'},
     {"exclusive", optional_argument, NULL, OPT_IGNORED},
-    {"overlap", no_argument, NULL, OPT_IGNORED},
+    {"overlap", no_argument, NULL, OPT_OVERLAP},
     {"exact", no_argument, NULL, OPT_IGNORED},
     {"cpu-bind", required_argument, NULL, OPT_IGNORED},
     {"cpu_bind", required_argument, NULL, OPT_IGNORED},
@@ -148,6 +149,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'D': o->chdir = optarg; return 0;
     case 'l': o->label = true; return 0;
     case 'u': o->unbuffered = true; return 0;
+    case OPT_OVERLAP: o->overlap = true; return 0;
     case 'K': o->kill_on_bad_exit = !optarg || strcmp(optarg, "0") != 0; return 0;
     case OPT_JOBID: o->jobid = optarg; return 0;
     case 'Q': o->quiet = true; return 0;
@@ -258,18 +260,38 @@ static json_t *step_request(const struct srun_opts *o)
         json_object_set_new(b, "gpus_per_task", json_integer(o->gpus_per_task));
     if (o->nodelist)
         json_object_set_new(b, "nodelist", json_string(o->nodelist));
+    if (o->overlap)
+        json_object_set_new(b, "overlap", json_true());
     const char *base = strrchr(o->argv[0], '/');   /* as Slurm: the command's base name */
     json_object_set_new(b, "name", json_string(o->name ? o->name : base ? base + 1 : o->argv[0]));
     return b;
 }
 
+/* While the job's running steps hold what this one needs, srun asks again,
+ * less often as it waits (0.1 s, doubling, at most 2 s), as Slurm's does. */
 static json_t *create_step(const char *jobid, const struct srun_opts *o)
 {
     char path[96], err[256];
     snprintf(path, sizeof path, "/v1/jobs/%s/steps", jobid);
     json_t *body = step_request(o), *answer = NULL;
-    int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
+    int status;
+    bool waited = false;
+    for (long ms = 100;; ms = ms < 1000 ? ms * 2 : 2000) {
+        status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
+        if (status != 409)
+            break;
+        if (!waited && !o->quiet)
+            fprintf(stderr, "srun: Job %s step creation temporarily disabled, retrying "
+                            "(Requested nodes are busy)\n", jobid);
+        waited = true;
+        json_decref(answer);
+        answer = NULL;
+        nanosleep(&(struct timespec){ ms / 1000, ms % 1000 * 1000000 }, NULL);
+    }
     json_decref(body);
+    if (status == 200 && waited && !o->quiet)
+        fprintf(stderr, "srun: Step created for StepId=%s.%lld\n", jobid,
+                (long long)jget_int(answer, "step_id", 0));
     if (status == 200)
         return answer;
     cmd_error(PROG, "Unable to create step for job %s: %s", jobid,

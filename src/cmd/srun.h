@@ -23,7 +23,7 @@ struct srun_opts {
     const char *nodelist, *name, *chdir, *jobid;
     const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
     int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
-    bool label, unbuffered, kill_on_bad_exit, quiet, pty;
+    bool label, unbuffered, kill_on_bad_exit, quiet, pty, overlap;
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
     int alloc_argc;

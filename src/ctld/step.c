@@ -18,10 +18,12 @@
 
 #define ESLURM_ACCESS_DENIED 2002
 #define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
+#define ESLURM_NODES_BUSY 2016
 #define ESLURM_JOB_PENDING 2020
 #define ESLURM_ALREADY_DONE 2021
 #define ESLURM_INVALID_STEP 2031   /* "Invalid job step id specified"? kept near Slurm's */
 #define MSG_LAYOUT "Requested node configuration is not available"
+#define MSG_BUSY "Requested nodes are busy"
 
 void step_free_all(struct job_step *s)
 {
@@ -29,6 +31,8 @@ void step_free_all(struct job_step *s)
         struct job_step *next = s->next;
         free(s->alloc);
         free(s->tasks);
+        free(s->cpus);
+        free(s->gpus);
         free(s->name);
         free(s);
         s = next;
@@ -62,19 +66,75 @@ static int pick_nodes(const struct ctld *c, const struct job *j, const char *nod
     return all ? n : -1;
 }
 
-static int popcount64(uint64_t m)
+/* What the job's running steps hold on allocation a. */
+static void held(const struct job *j, size_t a, int *cpus, uint64_t *gpus)
 {
-    return __builtin_popcountll(m);
+    *cpus = 0;
+    *gpus = 0;
+    for (const struct job_step *s = j->steps; s; s = s->next)
+        for (size_t i = 0; !s->ended && i < s->nnodes; i++)
+            if (s->alloc[i] == a) {
+                *cpus += s->cpus[i];
+                *gpus |= s->gpus_per_task ? s->gpus[i] : 0;
+            }
+}
+
+/* The lowest n GPUs of mask; 0 when it has fewer. */
+static uint64_t take_gpus(uint64_t mask, int n)
+{
+    uint64_t got = 0;
+    for (int b = 0; b < 64 && n > 0; b++)
+        if (mask & (1ULL << b)) {
+            got |= 1ULL << b;
+            n--;
+        }
+    return n > 0 ? 0 : got;
+}
+
+/* Step node k (k tasks there) on allocation a, with what it holds: false
+ * when a has not that much, counting what running steps hold when busy. */
+static bool fit(const struct job *j, struct job_step *s, size_t k, size_t a, bool busy,
+                bool overlap)
+{
+    const struct sched_alloc *al = &j->allocs[a];
+    int used = 0;
+    uint64_t taken = 0;
+    if (busy)
+        held(j, a, &used, &taken);
+    int cpus = s->tasks[k] * (s->cpus_per_task ? s->cpus_per_task : 1);
+    int gpus = s->gpus_per_task * s->tasks[k];
+    uint64_t mine = gpus ? take_gpus(al->gpu_mask & ~(overlap ? 0 : taken), gpus) : al->gpu_mask;
+    if ((!overlap && used + cpus > al->cpus) || (gpus && !mine) || (!overlap && cpus > al->cpus))
+        return false;
+    s->alloc[k] = a;
+    s->cpus[k] = overlap ? 0 : cpus;
+    s->gpus[k] = mine;
+    return true;
+}
+
+/* The step's nodes, first fit in the job's order among the candidates. */
+static bool place(const struct job *j, struct job_step *s, const size_t *cand, int avail,
+                  bool busy, bool overlap)
+{
+    size_t k = 0;
+    for (int c = 0; c < avail && k < s->nnodes; c++)
+        if (fit(j, s, k, cand[c], busy, overlap))
+            k++;
+    return k == s->nnodes;
 }
 
 /* Tasks over nodes in blocks, as Slurm's default distribution: the first
- * ntasks % nnodes nodes get one more. */
-static struct job_step *layout(const struct ctld *c, const struct job *j, json_t *body)
+ * ntasks % nnodes nodes get one more. NULL with *status 400 when it could
+ * never run in the allocation, 409 when running steps hold what it needs. */
+static struct job_step *layout(const struct ctld *c, const struct job *j, json_t *body,
+                               int *status)
 {
     size_t *cand = xcalloc(j->nallocs + 1, sizeof *cand);
     int avail = pick_nodes(c, j, json_string_value(json_object_get(body, "nodelist")), cand);
     int ntasks = body_int(body, "ntasks"), nodes = body_int(body, "nodes");
     int per_node = body_int(body, "ntasks_per_node");
+    bool overlap = json_is_true(json_object_get(body, "overlap"));
+    *status = 400;
     if (!nodes)
         nodes = avail < 0 ? 0 : ntasks && ntasks < avail ? ntasks : avail;
     if (!ntasks)
@@ -87,17 +147,22 @@ static struct job_step *layout(const struct ctld *c, const struct job *j, json_t
     struct job_step *s = xcalloc(1, sizeof *s);
     s->ntasks = ntasks;
     s->nnodes = (size_t)nodes;
-    s->alloc = cand;
+    s->alloc = xcalloc((size_t)nodes, sizeof *s->alloc);
     s->tasks = xcalloc((size_t)nodes, sizeof *s->tasks);
+    s->cpus = xcalloc((size_t)nodes, sizeof *s->cpus);
+    s->gpus = xcalloc((size_t)nodes, sizeof *s->gpus);
     s->gpus_per_task = body_int(body, "gpus_per_task");
     s->cpus_per_task = body_int(body, "cpus_per_task");
     for (int i = 0; i < nodes; i++)   /* within ntasks_per_node, as checked above */
         s->tasks[i] = ntasks / nodes + (i < ntasks % nodes);
-    for (size_t i = 0; i < s->nnodes; i++)
-        if (s->gpus_per_task * s->tasks[i] > popcount64(j->allocs[s->alloc[i]].gpu_mask)) {
-            step_free_all(s);
-            return NULL;
-        }
+    bool ok = place(j, s, cand, avail, true, overlap);
+    if (!ok)
+        *status = place(j, s, cand, avail, false, overlap) ? 409 : 400;
+    free(cand);
+    if (!ok) {
+        step_free_all(s);
+        return NULL;
+    }
     return s;
 }
 
@@ -118,7 +183,7 @@ char *step_counts_str(const int *v, size_t n)
     return out;
 }
 
-/* The GPUs of one step node, by task: each task's own with --gpus-per-task. */
+/* The GPUs of one step node (its mask), by task: each task's own with --gpus-per-task. */
 static json_t *node_gpus(const struct job_step *s, uint64_t mask, int ntasks)
 {
     json_t *all = json_array();
@@ -151,7 +216,7 @@ static json_t *step_json(const struct ctld *c, const struct job *j, const struct
                               s->tasks[i], "first_task", (int)first);
         json_object_set_new(n, "mem_mb", json_integer((json_int_t)al->mem_mb));
         json_object_set_new(n, s->gpus_per_task ? "task_gpus" : "gpus",
-                            node_gpus(s, al->gpu_mask, s->tasks[i]));
+                            node_gpus(s, s->gpus[i], s->tasks[i]));
         json_array_append_new(nodes, n);
     }
     char *nl = hostlist_ranged_string(hl), *tpn = step_counts_str(s->tasks, s->nnodes);
@@ -180,7 +245,7 @@ static void record_step(struct ctld *c, struct job *j, const struct job_step *s)
         json_array_append_new(allocs, json_pack("{s:s, s:i, s:I, s:I}", "node", name, "cpus",
                                                 cpus < al->cpus ? cpus : al->cpus, "mem_mb",
                                                 (json_int_t)0, "gpu_mask",
-                                                (json_int_t)(s->gpus_per_task ? 0 : al->gpu_mask)));
+                                                (json_int_t)s->gpus[i]));
     }
     char *nl = hostlist_ranged_string(hl);
     hostlist_destroy(hl);
@@ -243,9 +308,13 @@ void api_step_create(struct http_req *r)
         return;
     if (!job_runs(r, j))
         return;
-    struct job_step *s = layout(c, j, r->body);
+    int status;
+    struct job_step *s = layout(c, j, r->body, &status);
     if (!s) {
-        http_reply_error(r, 400, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, MSG_LAYOUT);
+        if (status == 409)
+            http_reply_error(r, 409, ESLURM_NODES_BUSY, MSG_BUSY);
+        else
+            http_reply_error(r, 400, ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE, MSG_LAYOUT);
         return;
     }
     const char *name = json_string_value(json_object_get(r->body, "name"));
@@ -320,6 +389,9 @@ void api_step_complete(struct http_req *r)
     long id = strtol(r->args[1], &end, 10);
     size_t i;
     json_t *rec;
+    for (struct job_step *s = j->steps; s && !*end; s = s->next)
+        if (s->id == id)
+            s->ended = true;
     json_array_foreach(j->step_recs, i, rec) {
         if (*end || json_integer_value(json_object_get(rec, "id")) != id)
             continue;

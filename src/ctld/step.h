@@ -5,11 +5,19 @@
  * runs; srun then asks each node's agent to start its part, and the agent
  * takes the layout from the controller (GET .../steps/{s}), never from srun,
  * so a user can only start tasks where their running job holds resources.
+ *
+ * As on Slurm since 20.11, a step holds its CPUs (tasks x cpus-per-task on
+ * each node) and, with --gpus-per-task, its GPUs, until it ends: a step
+ * that does not fit beside the running ones is refused as busy (srun asks
+ * again) unless it asks to --overlap; one that could never fit in the
+ * allocation is refused outright.
  */
 #ifndef HERD_CTLD_STEP_H
 #define HERD_CTLD_STEP_H
 
 #include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
 
 #include "common/http.h"
 
@@ -25,6 +33,9 @@ struct job_step {
     int *tasks;            /* tasks on each step node */
     int gpus_per_task;     /* 0: each task sees every GPU the job has on its node */
     int cpus_per_task;
+    int *cpus;             /* CPUs it holds on each step node (0 with --overlap) */
+    uint64_t *gpus;        /* GPUs it sees on each step node; held with --gpus-per-task */
+    bool ended;            /* srun (or a node, srun gone) said so: what it held is free */
     char *name;
     struct job_step *next;
 };
@@ -48,7 +59,9 @@ void step_signal_all(struct ctld *c, const struct job *j, int sig);
 void api_alloc_complete(struct http_req *r);
 
 /* POST /v1/jobs/{id}/steps {"ntasks", "nodes", "ntasks_per_node", "cpus_per_task",
- * "gpus_per_task", "nodelist", "name"} -> the layout, with each node's address. */
+ * "gpus_per_task", "nodelist", "name", "overlap"} -> the layout, with each
+ * node's address; 409 "Requested nodes are busy" while running steps hold
+ * what it needs. */
 void api_step_create(struct http_req *r);
 /* GET /v1/jobs/{id}/steps/{step}: the layout, for the node agents. */
 void api_step_show(struct http_req *r);

@@ -65,8 +65,29 @@ static void step_unlink(struct astep *st)
         }
 }
 
+static void release_done(int status, json_t *body, void *arg)
+{
+    (void)status;
+    (void)body;
+    (void)arg;
+}
+
+/* srun went away without a word: the controller hears of the step's end
+ * from here, so that what the step held is free for the job's next ones. */
+static void report_gone(struct astep *st)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/v1/jobs/%lld/steps/%d/complete", (long long)st->job_id,
+             st->step_id);
+    json_t *b = json_pack("{s:i, s:i, s:b}", "exit_code", 0, "signal", SIGKILL, "cancelled", 1);
+    http_call(st->a->base, st->a->conf->munge_socket, st->a->conf->ctld_addr,
+              st->a->conf->ctld_port, "POST", path, b, LOOKUP_TIMEOUT_S, release_done, NULL);
+}
+
 static void step_free(struct astep *st)
 {
+    if (st->gone && st->layout)
+        report_gone(st);
     step_unlink(st);
     stdin_step_free(st);
     for (int i = 0; i < st->ntasks; i++) {

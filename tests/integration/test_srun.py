@@ -122,6 +122,29 @@ def test_no_task_left_after_scancel(cluster, workdir):
     wait_for(lambda: not any(pid_alive(p) for p in pids), 20, f"step tasks {pids} to end")
 
 
+def test_steps_hold_their_cpus_and_gpus(cluster, workdir):
+    # As Slurm since 20.11: a step holds its CPUs and --gpus-per-task GPUs
+    # until it ends. Two one-task steps in a 2-CPU, 2-GPU job run side by
+    # side on distinct GPUs; a third waits for one of them ("busy"), then
+    # starts; --overlap runs beside them at once.
+    task = "sh -c 'echo gpu=$CUDA_VISIBLE_DEVICES t=$(date +%s.%N); sleep 2'"
+    body = (f"for i in 1 2 3; do srun -n1 --gpus-per-task=1 {task} & sleep 0.3; done\n"
+            "sleep 0.3; srun -n1 --overlap sh -c 'echo overlap t=$(date +%s.%N)'\n"
+            "wait\nsrun -n3 true; echo never=$?\n")
+    job, out = run_job(cluster, workdir, ["-N1", "-n2", "--gpus-per-node=2"], body)
+    starts = [(g, float(t)) for g, t in re.findall(r"gpu=(\d) t=([\d.]+)", out)]
+    assert len(starts) == 3, out
+    assert starts[0][0] != starts[1][0], out
+    assert starts[2][1] - starts[0][1] > 1.5, "the third step did not wait: " + out
+    overlap = float(re.search(r"overlap t=([\d.]+)", out).group(1))
+    assert overlap < starts[2][1], out
+    assert f"srun: Job {job} step creation temporarily disabled, retrying " \
+           "(Requested nodes are busy)" in out, out
+    assert re.search(rf"^srun: Step created for StepId={job}\.\d$", out, re.M), out
+    # more than the job has: refused at once, not waited for
+    assert "Requested node configuration is not available\nnever=1" in out, out
+
+
 def cgroup_v1_memory():
     return os.path.exists("/sys/fs/cgroup/memory/cgroup.procs")
 
