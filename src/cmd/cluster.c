@@ -111,7 +111,7 @@ pid_t cluster_pid_live(const char *pidfile, const char *comm)
     return (pid_t)pid;
 }
 
-static void child_exec(char *const argv[], const char *errfile)
+static void child_exec(char *const argv[], const char *errfile, int (*pre)(void *), void *arg)
 {
     int in = open("/dev/null", O_RDONLY);
     int out = open(errfile, O_WRONLY | O_CREAT | O_TRUNC, 0644);
@@ -119,6 +119,8 @@ static void child_exec(char *const argv[], const char *errfile)
         _exit(127);
     /* The daemon must not die with the terminal herd up ran in. */
     setsid();
+    if (pre && pre(arg) < 0)
+        _exit(126);
     execvp(argv[0], argv);
     fprintf(stderr, "cannot run %s: %s\n", argv[0], strerror(errno));
     _exit(127);
@@ -126,11 +128,17 @@ static void child_exec(char *const argv[], const char *errfile)
 
 int cluster_spawn_wait(char *const argv[], const char *errfile, int timeout_s)
 {
+    return cluster_spawn_wait_pre(argv, errfile, timeout_s, NULL, NULL);
+}
+
+int cluster_spawn_wait_pre(char *const argv[], const char *errfile, int timeout_s,
+                           int (*pre)(void *), void *arg)
+{
     pid_t pid = fork();
     if (pid < 0)
         return -1;
     if (pid == 0)
-        child_exec(argv, errfile);
+        child_exec(argv, errfile, pre, arg);
     double end = now_s() + timeout_s;
     int status;
     for (;;) {

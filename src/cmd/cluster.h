@@ -26,6 +26,12 @@ pid_t cluster_pid_live(const char *pidfile, const char *comm);
  * run or did not exit in time (then it is killed). */
 int cluster_spawn_wait(char *const argv[], const char *errfile, int timeout_s);
 
+/* The same, with pre(arg) run in the child just before the exec (to enter
+ * namespaces); when it returns -1 the child exits 126, what it printed to
+ * stderr in errfile. */
+int cluster_spawn_wait_pre(char *const argv[], const char *errfile, int timeout_s,
+                           int (*pre)(void *), void *arg);
+
 /* Prints the file (what a failed daemon said) to stderr, indented. */
 void cluster_print_file(const char *path);
 
