@@ -1,7 +1,8 @@
 /*
  * herd down: stops what `herd up` started under DIR. Node agents first (they
  * end their jobs), then the controller, then herd's own munged, each with a
- * bounded wait and SIGKILL after it. DIR and the cluster's state stay.
+ * bounded wait and SIGKILL after it; then the network of a --netns cluster
+ * (veths, namespace handles, bridge). DIR and the cluster's state stay.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,6 +15,7 @@
 
 #include "cmd/cluster.h"
 #include "cmd/cmds.h"
+#include "cmd/netns.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
@@ -128,7 +130,7 @@ static void collect(const char *dir, const char *conf_path, struct pidset *nodes
     free(cf);
 }
 
-static int down_run(const char *arg)
+int herd_down_dir(const char *arg)
 {
     char dir[PATH_MAX];
     if (!realpath(arg, dir)) {
@@ -145,6 +147,7 @@ static int down_run(const char *arg)
     stop_strays(conf_path, &ctld);
     pidset_stop(&ctld, "controller", "herdctld");
     pidset_stop(&munge, "munged", "munged");
+    netns_down(dir);
     if (!any)
         fprintf(stderr, "herd: nothing was running under %s\n", dir);
     pidset_clear(&nodes);
@@ -182,5 +185,5 @@ int cmd_herd_down(int argc, char **argv)
         fputs(DOWN_USAGE, stderr);
         return 2;
     }
-    return down_run(dir);
+    return herd_down_dir(dir);
 }

@@ -20,13 +20,14 @@
 #include "cmd/cluster.h"
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
+#include "cmd/netns.h"
 #include "cmd/nodestate.h"
 #include "common/conf.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
 #define UP_USAGE "Usage: herd up -D DIR [--nodes N] [--gpus-per-node G] [--cpus-per-node C]\n" \
-                 "                [--mem-per-node MB] [--set Key=Value ...]\n"
+                 "                [--mem-per-node MB] [--netns] [--set Key=Value ...]\n"
 #define UP_WAIT_S 30
 #define UP_MAX_NODES 1024
 #define EMU_CPUS 8
@@ -37,6 +38,7 @@ struct up_opts {
     int nodes;                /* 0: one node that describes this machine */
     int gpus, cpus;           /* -1: default */
     uint64_t mem_mb;          /* 0: default */
+    bool netns;               /* each node in namespaces of its own (netns.h) */
     char **sets;              /* "Key=Value", borrowed from argv */
     size_t nsets;
 };
@@ -108,6 +110,9 @@ static int up_parse_opt(struct up_opts *o, int c, const char *arg)
             return -1;
         }
         return 0;
+    case 'x':
+        o->netns = true;
+        return 0;
     case 's':
         if (parse_set(arg) < 0)
             return -1;
@@ -128,6 +133,7 @@ static int up_parse(struct up_opts *o, int argc, char **argv)
         {"cpus-per-node", required_argument, NULL, 'c'},
         {"mem-per-node", required_argument, NULL, 'm'},
         {"set", required_argument, NULL, 's'},
+        {"netns", no_argument, NULL, 'x'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -246,8 +252,9 @@ static char *local_node_shape(const struct up_opts *o, const char *bindir)
     return shape;
 }
 
+/* base: the first three octets of the --netns subnet, else NULL (loopback). */
 static void conf_add_nodes(struct lines *l, const struct up_opts *o, const char *bindir,
-                           const int *ports)
+                           const int *ports, const char *base)
 {
     if (o->nodes == 0) {
         char host[256] = "localhost";
@@ -262,12 +269,14 @@ static void conf_add_nodes(struct lines *l, const struct up_opts *o, const char 
     int cpus = o->cpus > 0 ? o->cpus : EMU_CPUS, gpus = o->gpus > 0 ? o->gpus : 0;
     unsigned long long mem = o->mem_mb ? (unsigned long long)o->mem_mb : EMU_MEM_MB;
     for (int i = 0; i < o->nodes; i++) {
-        char gres[32] = "";
+        char gres[32] = "", addr[48] = "127.0.0.1";
         if (gpus > 0)
             snprintf(gres, sizeof gres, " Gres=gpu:%d", gpus);
-        lines_insert(l, l->n, xasprintf("NodeName=node%d NodeAddr=127.0.0.1 Port=%d CPUs=%d "
+        if (base)
+            snprintf(addr, sizeof addr, "%s.%d", base, i + 1);
+        lines_insert(l, l->n, xasprintf("NodeName=node%d NodeAddr=%s Port=%d CPUs=%d "
                                         "RealMemory=%llu%s State=UNKNOWN",
-                                        i + 1, ports[i + 1], cpus, mem, gres));
+                                        i + 1, addr, ports[i + 1], cpus, mem, gres));
     }
 }
 
@@ -314,12 +323,13 @@ static int cgroup_conf_write(const char *dir)
     return rc;
 }
 
-static void conf_add_globals(struct lines *l, const char *d, int port, const char *munge)
+static void conf_add_globals(struct lines *l, const char *d, int port, const char *munge,
+                             const char *ctld_host)
 {
     char *v[] = {
         xstrdup("# Written by `herd up`; later runs keep it (and the cluster's state)."),
         xstrdup("ClusterName=herd"),
-        xstrdup("SlurmctldHost=localhost(127.0.0.1)"),
+        xasprintf("SlurmctldHost=%s", ctld_host),
         xasprintf("SlurmctldPort=%d", port),
         xasprintf("StateSaveLocation=%s/ctld", d),
         xasprintf("SlurmdSpoolDir=%s/spool/%%n", d),
@@ -361,24 +371,44 @@ static int conf_write_file(const char *path, const struct lines *l)
     return rc;
 }
 
+/* The controller as slurm.conf names it: on loopback, or with --netns on
+ * the bridge (this machine's short name, which the nodes' hosts file maps
+ * there). base as for conf_add_nodes. */
+static char *ctld_host(const char *base)
+{
+    if (!base)
+        return xstrdup("localhost(127.0.0.1)");
+    char host[256] = "";
+    if (gethostname(host, sizeof host - 1) < 0 || !host[0] || !strncmp(host, "localhost", 9))
+        snprintf(host, sizeof host, "herdctld");
+    host[strcspn(host, ".")] = '\0';
+    return xasprintf("%s(%s.%d)", host, base, NETNS_CTLD_OCTET);
+}
+
 static int conf_write(const struct up_opts *o, const char *path, const char *munge)
 {
     int n = o->nodes ? o->nodes : 1;
     int *ports = xcalloc((size_t)n + 1, sizeof *ports);
+    char base[32];
     if (cluster_free_ports(ports, n + 1) < 0) {
         fprintf(stderr, "herd: error: no free TCP port: %s\n", strerror(errno));
         free(ports);
         return -1;
     }
+    if (o->netns && netns_pick_subnet(o->dir, base, sizeof base) < 0) {
+        free(ports);
+        return -1;
+    }
     struct lines l = {0};
-    char *bindir = bin_dir();
-    conf_add_globals(&l, o->dir, ports[0], munge);
+    char *bindir = bin_dir(), *ctld = ctld_host(o->netns ? base : NULL);
+    conf_add_globals(&l, o->dir, ports[0], munge, ctld);
+    free(ctld);
     size_t nglobal = l.n;
     for (size_t i = 0; i < o->nsets; i++) {
         conf_apply_set(&l, nglobal, o->sets[i]);
         nglobal = l.n;
     }
-    conf_add_nodes(&l, o, bindir, ports);
+    conf_add_nodes(&l, o, bindir, ports, o->netns ? base : NULL);
     lines_insert(&l, l.n, xstrdup("PartitionName=debug Nodes=ALL Default=YES "
                                   "MaxTime=UNLIMITED State=UP"));
     int rc = conf_write_file(path, &l);
@@ -406,10 +436,22 @@ static int munge_ensure(const struct up_opts *o, const char *socket)
     return rc;
 }
 
+struct enter_arg {
+    const char *dir, *node;
+};
+
+static int enter_node(void *arg)
+{
+    const struct enter_arg *e = arg;
+    return netns_enter(e->dir, e->node);
+}
+
+/* node: NULL for the controller. */
 static int daemon_start(const char *bindir, const char *prog, const char *conf_path,
                         const char *node, const char *pidfile, const char *logfile,
-                        const char *dir)
+                        const struct up_opts *o)
 {
+    const char *dir = o->dir;
     const char *what = node ? node : prog;
     pid_t pid = pidfile ? cluster_pid_live(pidfile, prog) : 0;
     if (pid) {
@@ -419,7 +461,9 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
     char *bin = xasprintf("%s/%s", bindir, prog);
     char *errfile = xasprintf("%s/log/%s%s%s.start", dir, prog, node ? "-" : "", node ? node : "");
     char *argv[] = {bin, "-f", (char *)conf_path, node ? "-N" : NULL, (char *)node, NULL};
-    int rc = cluster_spawn_wait(argv, errfile, UP_WAIT_S);
+    struct enter_arg ea = {dir, node};
+    int rc = cluster_spawn_wait_pre(argv, errfile, UP_WAIT_S,
+                                    o->netns && node ? enter_node : NULL, &ea);
     if (rc != 0) {
         char how[64];
         if (rc < 0)
@@ -442,8 +486,7 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
 static int daemons_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
     char *bindir = bin_dir();
-    int rc = daemon_start(bindir, "herdctld", path, NULL, c->pid_file_ctld, c->log_file_ctld,
-                          o->dir);
+    int rc = daemon_start(bindir, "herdctld", path, NULL, c->pid_file_ctld, c->log_file_ctld, o);
     for (size_t i = 0; rc == 0 && i < c->nnodes; i++) {
         const char *name = c->nodes[i].name;
         char *pid = c->pid_file_d ? conf_expand_node(c->pid_file_d, name) : NULL;
@@ -451,7 +494,7 @@ static int daemons_start(const struct up_opts *o, const struct conf *c, const ch
         char *spool = conf_expand_node(c->spool_dir, name);
         if (cluster_mkdirs(spool, 0755) < 0)
             fprintf(stderr, "herd: warning: %s: %s\n", spool, strerror(errno));
-        rc = daemon_start(bindir, "herdd", path, name, pid, log, o->dir);
+        rc = daemon_start(bindir, "herdd", path, name, pid, log, o);
         free(pid); free(log); free(spool);
     }
     free(bindir);
@@ -512,6 +555,66 @@ static int cluster_wait(const struct conf *c)
     return 0;
 }
 
+/* Whether the cluster runs in namespaces: a new one when asked (with
+ * --nodes), one made so always, one made without never. 0, or -1 after
+ * printing why. */
+static int netns_choose(struct up_opts *o, bool exists)
+{
+    if (exists && o->netns && !netns_enabled(o->dir)) {
+        fprintf(stderr, "herd: error: %s was made without --netns; its slurm.conf stays as it "
+                "is (after `herd down`, remove it to make the cluster afresh)\n", o->dir);
+        return -1;
+    }
+    if (exists)
+        o->netns = netns_enabled(o->dir);
+    if (!o->netns)
+        return 0;
+    const char *why = netns_unavailable();
+    if (why) {
+        fprintf(stderr, "herd: error: %s\n", why);
+        return -1;
+    }
+    if (!exists && o->nodes == 0) {
+        fprintf(stderr, "herd: error: --netns needs --nodes N (1 to %d)\n", NETNS_MAX_NODES);
+        return -1;
+    }
+    if (!exists && o->nodes > NETNS_MAX_NODES) {
+        fprintf(stderr, "herd: error: --netns takes at most %d nodes\n", NETNS_MAX_NODES);
+        return -1;
+    }
+    return 0;
+}
+
+static int conf_make(const struct up_opts *o, const char *path)
+{
+    char *ours = cluster_munge_socket(o->dir);
+    bool sys = cluster_munge_answers(CLUSTER_SYSTEM_MUNGE);
+    int rc = conf_write(o, path, sys ? CLUSTER_SYSTEM_MUNGE : ours);
+    free(ours);
+    if (rc == 0 && o->netns)
+        rc = netns_mark(o->dir);
+    return rc;
+}
+
+static bool any_daemon_runs(const struct conf *c)
+{
+    bool runs = c->pid_file_ctld && cluster_pid_live(c->pid_file_ctld, "herdctld");
+    for (size_t i = 0; !runs && c->pid_file_d && i < c->nnodes; i++) {
+        char *pid = conf_expand_node(c->pid_file_d, c->nodes[i].name);
+        runs = cluster_pid_live(pid, "herdd") != 0;
+        free(pid);
+    }
+    return runs;
+}
+
+static int cluster_start(const struct up_opts *o, const struct conf *c, const char *path)
+{
+    if (munge_ensure(o, c->munge_socket) < 0 || (o->netns && netns_up(o->dir, c) < 0) ||
+        daemons_start(o, c, path) < 0 || cluster_wait(c) < 0)
+        return -1;
+    return 0;
+}
+
 static int up_run(struct up_opts *o)
 {
     if (up_dir_prepare(o) < 0)
@@ -519,26 +622,27 @@ static int up_run(struct up_opts *o)
     char *path = xasprintf("%s/slurm.conf", o->dir);
     int rc = 1;
     struct conf *c = NULL;
-    if (access(path, F_OK) == 0) {
+    bool exists = access(path, F_OK) == 0;
+    if (exists)
         fprintf(stderr, "herd: using %s\n", path);
-    } else {
-        char *ours = cluster_munge_socket(o->dir);
-        bool sys = cluster_munge_answers(CLUSTER_SYSTEM_MUNGE);
-        int w = conf_write(o, path, sys ? CLUSTER_SYSTEM_MUNGE : ours);
-        free(ours);
-        if (w < 0)
-            goto out;
-    }
+    if (netns_choose(o, exists) < 0 || (!exists && conf_make(o, path) < 0))
+        goto out;
     char err[512];
     if (!(c = conf_load(path, err, sizeof err))) {
         fprintf(stderr, "herd: error: %s\n", err);
         goto out;
     }
     setenv("SLURM_CONF", path, 1);
-    if (munge_ensure(o, c->munge_socket) < 0 || daemons_start(o, c, path) < 0 ||
-        cluster_wait(c) < 0) {
-        fprintf(stderr, "herd: logs are in %s/log; `herd down -D %s` stops what runs\n",
-                o->dir, o->dir);
+    bool ran = any_daemon_runs(c);
+    if (cluster_start(o, c, path) < 0) {
+        fprintf(stderr, "herd: logs are in %s/log\n", o->dir);
+        if (o->netns && !ran) {
+            /* a network nothing uses is only in the way */
+            fprintf(stderr, "herd: stopping what this start began and removing its network\n");
+            herd_down_dir(o->dir);
+        } else {
+            fprintf(stderr, "herd: `herd down -D %s` stops what runs\n", o->dir);
+        }
         goto out;
     }
     fprintf(stderr, "herd: cluster '%s' ready: %zu node%s\n", c->cluster_name, c->nnodes,
