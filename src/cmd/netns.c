@@ -88,11 +88,9 @@ const char *netns_unavailable(void)
         return "--netns needs root (namespaces, links, mounts)";
     if (access("/proc/self/ns/net", F_OK) != 0 || access("/proc/self/ns/uts", F_OK) != 0)
         return "this kernel has no network or UTS namespaces";
-    const char *ip[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"};
-    for (size_t i = 0; i < sizeof ip / sizeof *ip; i++)
-        if (access(ip[i], X_OK) == 0)
-            return NULL;
-    return "--netns needs `ip` (Debian package iproute2)";
+    if (!netns_ip_path())
+        return "--netns needs `ip` (Debian package iproute2)";
+    return NULL;
 }
 
 static bool handle_is_netns(const char *path)

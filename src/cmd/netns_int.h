@@ -14,6 +14,9 @@ struct conf;
 char *netns_handle_path(const char *dir, const char *node);
 char *netns_hosts_path(const char *dir);
 
+/* Where iproute2's ip is, NULL when it is not installed. */
+const char *netns_ip_path(void);
+
 /* Runs `ip ARGS...` (NULL-terminated), inside the network namespace of
  * handle unless it is NULL. 0, or -1 after printing what ip said (unless
  * quiet). */

@@ -20,13 +20,13 @@
 #define IP_WAIT_S 10
 
 /* PATH may lack the sbin directories (a user's shell, sudo). */
-static const char *ip_bin(void)
+const char *netns_ip_path(void)
 {
     static const char *const where[] = {"/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip"};
     for (size_t i = 0; i < sizeof where / sizeof *where; i++)
         if (access(where[i], X_OK) == 0)
             return where[i];
-    return "ip";
+    return NULL;
 }
 
 static int join_netns(void *handle)
@@ -51,7 +51,8 @@ static void print_argv(char *const argv[])
 
 int netns_ip(const char *dir, const char *handle, bool quiet, ...)
 {
-    char *argv[IP_MAX_ARGS + 2] = {(char *)ip_bin()};
+    const char *ip = netns_ip_path();
+    char *argv[IP_MAX_ARGS + 2] = {(char *)(ip ? ip : "ip")};
     size_t n = 1;
     va_list ap;
     va_start(ap, quiet);
