@@ -212,7 +212,10 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
     o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
     o->mpi = "none";
     o->input_task = -1;
-    if (getenv("SLURM_MPI_TYPE") && mpi_arg(getenv("SLURM_MPI_TYPE"), o) < 0)
+    const char *mpi = getenv("SLURM_MPI_TYPE");
+    if (!mpi)
+        mpi = client_conf(prog)->mpi_default;
+    if (mpi && mpi_arg(mpi, o) < 0)
         return -1;
     while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
                             srun_options, &li)) != -1) {

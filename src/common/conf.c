@@ -357,7 +357,7 @@ static const struct key_def conf_keys[] = {
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
     { "MessageTimeout", NULL, 0 }, { "MinJobAge", set_int, C(min_job_age) },
-    { "MpiDefault", NULL, 0 }, { "MpiParams", NULL, 0 }, { "OverTimeLimit", NULL, 0 },
+    { "MpiDefault", set_str, C(mpi_default) }, { "MpiParams", NULL, 0 }, { "OverTimeLimit", NULL, 0 },
     { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", NULL, 0 },
     { "PreemptMode", NULL, 0 }, { "PreemptParameters", NULL, 0 }, { "PreemptType", NULL, 0 },
     { "PrEpParameters", NULL, 0 }, { "PrEpPlugins", NULL, 0 },
@@ -1151,7 +1151,7 @@ void conf_destroy(struct conf *c)
     if (!c)
         return;
     char **strs[] = {
-        &c->path, &c->cluster_name, &c->ctld_host, &c->ctld_addr, &c->state_save,
+        &c->path, &c->cluster_name, &c->mpi_default, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
         &c->dependency_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,

@@ -80,6 +80,16 @@ def test_srun_mpi_type_from_environment(cluster, workdir, hello):
 
 
 @needs_mpich
+def test_mpi_default_from_slurm_conf(cluster, workdir, hello):
+    body = (f"sed '/^MpiDefault/d' $SLURM_CONF > {workdir}/mpi.conf\n"
+            f"echo MpiDefault=pmi2 >> {workdir}/mpi.conf\n"
+            f"SLURM_CONF={workdir}/mpi.conf srun -n4 {hello}\necho rc=$?\n")
+    job, text = run_batch(cluster, workdir, body)
+    assert len(ranks_of(text)) == 4, text
+    assert "rc=0" in text, text
+
+
+@needs_mpich
 def test_mpi_abort_ends_the_step(cluster, workdir, hello):
     job, text = run_batch(cluster, workdir, f"srun --mpi=pmi2 {hello} 2\necho rc=$?\n")
     rc = re.search(r"rc=(\d+)", text)
