@@ -28,7 +28,7 @@
 /* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
 #define STREAM_TIMEOUT_S 20
 
-enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_HELP };
+enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP };
 
 /* What srun takes and does not act on: binding and step resources within
  * the allocation, which every step shares (docs/srun.md). */
@@ -77,6 +77,7 @@ static const struct option srun_options[] = {
     {"output", required_argument, NULL, 'o'},
     {"error", required_argument, NULL, 'e'},
     {"input", required_argument, NULL, 'i'},
+    {"open-mode", required_argument, NULL, OPT_OPEN_MODE},
     {"help", no_argument, NULL, OPT_HELP},
     {"usage", no_argument, NULL, OPT_HELP},
     {NULL, 0, NULL, 0},
@@ -122,7 +123,8 @@ static int mpi_arg(const char *v, struct srun_opts *o)
     return 0;
 }
 
-/* --input: all (the default), none, or one task's rank; a file is not yet. */
+/* --input: all (the default), none, one task's rank, or a file that every
+ * task reads (a per-task %t pattern is not taken). */
 static int input_arg(const char *v, struct srun_opts *o)
 {
     char *end;
@@ -131,8 +133,10 @@ static int input_arg(const char *v, struct srun_opts *o)
         o->input_task = v[0] == 'a' ? -1 : -2;
     else if (*v && !*end && t >= 0 && t < INT32_MAX)
         o->input_task = (int)t;
+    else if (strchr(v, '%'))
+        return unsupported("srun's --input with a file name pattern");
     else
-        return unsupported("srun's --input from a file");
+        o->input = v;
     return 0;
 }
 
@@ -155,7 +159,15 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'Q': o->quiet = true; return 0;
     case OPT_MPI: return mpi_arg(optarg, o);
     case 'i': return input_arg(optarg, o);
-    case 'o': case 'e': return unsupported("srun's --output/--error");
+    case 'o': o->output = optarg; return 0;
+    case 'e': o->error = optarg; return 0;
+    case OPT_OPEN_MODE:
+        if (strcmp(optarg, "append") && strcmp(optarg, "truncate")) {
+            cmd_error(PROG, "Invalid --open-mode argument: %s. Ignored", optarg);
+            return 0;
+        }
+        o->append = optarg[0] == 'a';
+        return 0;
     case OPT_PTY:   /* as Slurm: task 0 on a terminal, unbuffered, the only one reading */
         o->pty = o->unbuffered = true;
         o->input_task = 0;
@@ -464,6 +476,7 @@ static void srun_free(struct srun *s)
         free(s->line[i]);
     free(s->line);
     free(s->line_len);
+    srun_files_close(s);
     if (s->base)
         event_base_free(s->base);
 }
@@ -481,7 +494,10 @@ static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout
     s.line_len = xcalloc((size_t)s.ntasks * 2, sizeof *s.line_len);
     s.base = event_base_new();
     nodes_from(&s, layout);
-    run_loop(&s, o->chdir ? o->chdir : cwd);
+    if (srun_files_open(&s) == 0)
+        run_loop(&s, o->chdir ? o->chdir : cwd);
+    else
+        s.failed = true;
     int rc = s.rc ? s.rc : s.failed || !srun_all_reported(&s) ? 1 : 0;
     report_end(jobid, s.step_id, s.rc ? s.worst_code : rc, s.worst_sig, s.cancelled);
     srun_free(&s);

@@ -22,6 +22,8 @@ struct srun_opts {
     int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
     const char *nodelist, *name, *chdir, *jobid;
     const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
+    const char *output, *error, *input;   /* -o, -e, -i FILE patterns (srun_files.c) */
+    bool append;               /* --open-mode=append */
     int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
     bool label, unbuffered, kill_on_bad_exit, quiet, pty, overlap;
     char **argv;               /* the command, from the first non-option */
@@ -65,6 +67,9 @@ struct srun {
     bool cancelled;            /* srun ended the step (-K, Ctrl-C twice) */
     bool failed;               /* a node could not start its tasks */
     struct srun_stdin *in;     /* srun_stdin.c */
+    int *task_fd;              /* -o/-e: where each task's stdout, stderr go; NULL: ours */
+    struct srun_file *files;   /* the files those are */
+    size_t nfiles;
 };
 
 /* srun_io.c */
@@ -80,6 +85,13 @@ void srun_stdin_node_started(struct srun_node *n);
 void srun_stdin_stop(struct srun *s);
 /* --pty: our terminal's new size (stolen) for task 0's. */
 void srun_stdin_resized(struct srun *s, json_t *size);
+/* srun_files.c: -o/-e/-i opened (errors said); 0 or -1. */
+int srun_files_open(struct srun *s);
+void srun_files_close(struct srun *s);
+/* Where task's output on fd (1, 2) goes. */
+int srun_task_fd(const struct srun *s, int task, int fd);
+/* A file name pattern for one task (%t, %N, ...); caller frees. */
+char *srun_file_name(const struct srun *s, const char *pat, int task);
 /* srun_pmi.c: node n is in a PMI fence with these puts (a JSON object);
  * once every node is, all the puts go back to every node. */
 void srun_pmi_fence(struct srun_node *n, const char *puts, size_t len);

@@ -47,11 +47,12 @@ static void write_labelled(struct srun *s, int task, int fd, const char *line, s
  * bytes as they come. */
 static void output(struct srun *s, int task, int fd, const char *p, size_t n)
 {
+    size_t slot = (size_t)task * 2 + (fd == 2);
+    fd = srun_task_fd(s, task, fd);
     if ((s->o->unbuffered && !s->o->label) || task < 0 || task >= s->ntasks) {
         write_all(fd, p, n);
         return;
     }
-    size_t slot = (size_t)task * 2 + (fd == 2);
     for (const char *nl; n > 0 && (nl = memchr(p, '\n', n)); n -= (size_t)(nl + 1 - p), p = nl + 1) {
         size_t part = (size_t)(nl + 1 - p);
         s->line[slot] = xrealloc(s->line[slot], s->line_len[slot] + part);
@@ -72,9 +73,10 @@ void srun_flush_lines(struct srun *s)
         for (int f = 0; f < 2; f++) {
             size_t slot = (size_t)t * 2 + (size_t)f;
             if (s->line_len[slot]) {
-                write_labelled(s, t, f + 1, s->line[slot], s->line_len[slot]);
+                int fd = srun_task_fd(s, t, f + 1);
+                write_labelled(s, t, fd, s->line[slot], s->line_len[slot]);
                 if (s->o->label)
-                    write_all(f + 1, "\n", 1);
+                    write_all(fd, "\n", 1);
                 s->line_len[slot] = 0;
             }
         }

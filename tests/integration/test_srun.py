@@ -209,6 +209,27 @@ def test_stdin_goes_to_the_tasks(cluster, workdir):
     assert got == want
 
 
+def test_output_and_input_files(cluster, workdir):
+    # -o/-e patterns as Slurm's (%j job, %s step, %t task, %N node), tasks
+    # with the same name sharing the file; -i: every task reads the file.
+    with open(os.path.join(workdir, "in.txt"), "w") as f:
+        f.write("from-file\n")
+    body = ("srun -N2 -n3 -o 'o_%j_%s_%2t_%N.txt' -e err.txt sh -c "
+            "'echo out $SLURM_PROCID; echo err $SLURM_PROCID >&2'\necho rc=$?\n"
+            "srun -n2 -l -i in.txt cat\n"
+            "srun -o /no/such/dir/x true; echo rc=$?\n")
+    job, out = run_job(cluster, workdir, ["-N2", "-n3"], body)
+    names = sorted(n for n in os.listdir(workdir) if n.startswith("o_"))
+    assert names == [f"o_{job}_0_00_node1.txt", f"o_{job}_0_01_node1.txt",
+                     f"o_{job}_0_02_node2.txt"], names
+    assert [read(os.path.join(workdir, n)) for n in names] == ["out 0\n", "out 1\n", "out 2\n"]
+    assert sorted(read(os.path.join(workdir, "err.txt")).splitlines()) == ["err 0", "err 1", "err 2"]
+    assert "rc=0" in out and sorted(re.findall(r"^\d: from-file$", out, re.M)) == \
+        ["0: from-file", "1: from-file"], out
+    assert "srun: error: Could not open stdout file: /no/such/dir/x: No such file or directory\n" \
+           "rc=1" in out, out
+
+
 def pty_session(cmd, env, steps, timeout=20):
     """Runs cmd on a terminal of our own, writes each of steps (bytes, or
     (rows, cols) to resize the terminal) after a pause, and returns
@@ -319,8 +340,9 @@ def test_bad_options(cluster):
     assert cp.returncode == 1
     assert cp.stderr.strip() == \
         "srun: error: Unable to create step for job 999999: Invalid job id specified"
-    cp = cluster.run(["srun", "--input=/etc/hostname", "true"], check=False)
-    assert cp.returncode == 1 and "srun's --input from a file is not supported yet" in cp.stderr
+    cp = cluster.run(["srun", "--input=in_%t.txt", "true"], check=False)
+    assert cp.returncode == 1 and \
+        "srun's --input with a file name pattern is not supported yet" in cp.stderr
 
 
 def test_steps_in_sacct(cluster, workdir):
