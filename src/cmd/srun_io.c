@@ -48,6 +48,8 @@ static void write_labelled(struct srun *s, int task, int fd, const char *line, s
 static void output(struct srun *s, int task, int fd, const char *p, size_t n)
 {
     size_t slot = (size_t)task * 2 + (fd == 2);
+    if (s->o->pty && task != 0)   /* as Slurm: only task 0's terminal is shown */
+        return;
     fd = srun_task_fd(s, task, fd);
     if ((s->o->unbuffered && !s->o->label) || task < 0 || task >= s->ntasks) {
         write_all(fd, p, n);
