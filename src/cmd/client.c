@@ -138,18 +138,19 @@ static char *client_read_all(int fd, size_t *len)
     return buf;
 }
 
-/* Status and body of an answer; -1 when it is not HTTP. */
-static int client_parse_answer(const char *buf, size_t len, json_t **resp)
+/* Status and body (*body into buf, *blen bytes) of an answer; -1 when it
+ * is not HTTP. */
+static int client_split_answer(char *buf, size_t len, char **body, size_t *blenp)
 {
     int status;
     if (sscanf(buf, "HTTP/%*d.%*d %d", &status) != 1)
         return -1;
-    const char *body = strstr(buf, "\r\n\r\n");
-    if (!body)
+    char *b = strstr(buf, "\r\n\r\n");
+    if (!b)
         return -1;
-    body += 4;
-    size_t blen = len - (size_t)(body - buf);
-    for (const char *h = strstr(buf, "\r\n"); h && h + 2 < body; h = strstr(h + 2, "\r\n")) {
+    b += 4;
+    size_t blen = len - (size_t)(b - buf);
+    for (const char *h = strstr(buf, "\r\n"); h && h + 2 < b; h = strstr(h + 2, "\r\n")) {
         if (!strncasecmp(h + 2, "Content-Length:", 15)) {
             size_t cl = strtoul(h + 17, NULL, 10);
             if (cl < blen)
@@ -157,6 +158,18 @@ static int client_parse_answer(const char *buf, size_t len, json_t **resp)
             break;
         }
     }
+    *body = b;
+    *blenp = blen;
+    return status;
+}
+
+static int client_parse_answer(char *buf, size_t len, json_t **resp)
+{
+    char *body;
+    size_t blen;
+    int status = client_split_answer(buf, len, &body, &blen);
+    if (status < 0)
+        return -1;
     *resp = blen ? json_loadb(body, blen, 0, NULL) : NULL;
     if (!*resp)
         *resp = json_object();
@@ -186,32 +199,62 @@ static int client_open(const char *prog, const struct conf *c, char **auth, cons
     return client_connect_tcp(c->ctld_addr, c->ctld_port);
 }
 
-int client_call(const char *prog, const char *method, const char *path, json_t *body,
-                json_t **resp, char *err, size_t errlen)
+/* The whole answer to one request (caller frees), NULL when none came. */
+static char *client_exchange(const char *prog, const char *method, const char *path,
+                             json_t *body, size_t *alen)
 {
     const struct conf *c = client_conf(prog);
-    char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL, *answer = NULL;
     const char *host;
-    int status = -1;
-    *resp = NULL;
     int fd = client_open(prog, c, &auth, &host);
     if (fd >= 0) {
         size_t dlen = data ? strlen(data) : 0;
         char *req = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json"
                               "\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
                               method, path, host, auth ? auth : "", dlen, data ? data : "");
-        size_t alen;
-        char *answer = NULL;
         if (client_write_all(fd, req, strlen(req)) == 0)
-            answer = client_read_all(fd, &alen);
-        if (answer)
-            status = client_parse_answer(answer, alen, resp);
-        free(answer);
+            answer = client_read_all(fd, alen);
         free(req);
         close(fd);
     }
     free(auth);
     free(data);
+    return answer;
+}
+
+int client_call(const char *prog, const char *method, const char *path, json_t *body,
+                json_t **resp, char *err, size_t errlen)
+{
+    size_t alen;
+    int status = -1;
+    *resp = NULL;
+    char *answer = client_exchange(prog, method, path, body, &alen);
+    if (answer)
+        status = client_parse_answer(answer, alen, resp);
+    free(answer);
+    if (status < 0)
+        snprintf(err, errlen, "%s", CONNECT_FAILURE);
+    return status;
+}
+
+int client_get_text(const char *prog, const char *path, char **text, size_t *len,
+                    json_t **error, char *err, size_t errlen)
+{
+    size_t alen;
+    char *body;
+    int status = -1;
+    *text = NULL;
+    *error = NULL;
+    char *answer = client_exchange(prog, "GET", path, NULL, &alen);
+    if (answer && (status = client_split_answer(answer, alen, &body, len)) == 200) {
+        memmove(answer, body, *len);
+        answer[*len] = '\0';
+        *text = answer;
+        return status;
+    }
+    if (status > 0 && !(*error = json_loadb(body, *len, 0, NULL)))
+        *error = json_object();
+    free(answer);
     if (status < 0)
         snprintf(err, errlen, "%s", CONNECT_FAILURE);
     return status;

@@ -24,6 +24,12 @@ int client_call(const char *prog, const char *method, const char *path, json_t *
                 json_t **resp, char *err, size_t errlen);
 
 /* The "error" string of an error answer, or a generic text; borrowed. */
+/* GET path whose answer is not JSON: on 200, *text (NUL-terminated, *len
+ * bytes; caller frees); otherwise *error is the JSON error answer (caller
+ * decrefs). The status, or -1 with err set. */
+int client_get_text(const char *prog, const char *path, char **text, size_t *len,
+                    json_t **error, char *err, size_t errlen);
+
 const char *client_error_text(json_t *resp, int status);
 
 #endif

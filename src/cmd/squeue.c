@@ -182,14 +182,17 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
 
 /* The controller filters by state and user first, so that a large queue is
  * not sent whole; the client applies every filter again. */
+/* GET /v1/jobs with the filters the controller applies and the fields the
+ * format reads, as a table (squeue_rows.h). One job id asks for that job
+ * in whatever state, so that an unknown id is an error as in Slurm. */
 static char *squeue_path(const struct squeue_opts *o)
 {
-    if (o->jobs.n == 1)
-        return xasprintf("/v1/jobs/%s", o->jobs.items[0]);
     char *states = NULL;
-    if (!o->all_states && o->states.n == 0)
+    if (o->jobs.n == 1)
+        ;
+    else if (!o->all_states && o->states.n == 0)
         states = xstrdup("PENDING,RUNNING,SUSPENDED,COMPLETING,CONFIGURING");
-    for (size_t i = 0; !o->all_states && i < o->states.n; i++) {
+    for (size_t i = 0; o->jobs.n != 1 && !o->all_states && i < o->states.n; i++) {
         char *next = xasprintf("%s%s%s", states ? states : "", states ? "," : "",
                                o->states.items[i]);
         free(states);
@@ -202,12 +205,12 @@ static char *squeue_path(const struct squeue_opts *o)
         free(users);
         users = next;
     }
-    char *path = xasprintf("/v1/jobs?%s%s%s%s", states ? "states=" : "", states ? states : "",
-                           states && users ? "&" : "", users ? "users=" : "");
+    char *path = xasprintf("/v1/jobs?format=tsv%s%s%s%s%s%s", states ? "&states=" : "",
+                           states ? states : "", users ? "&users=" : "", users ? users : "",
+                           o->jobs.n == 1 ? "&ids=" : "", o->jobs.n == 1 ? o->jobs.items[0] : "");
     struct fmt *f = o->json ? NULL : squeue_format(o, PROG);
-    char *fields = f ? squeue_fields_param(f) : NULL;
-    char *full = xasprintf("%s%s%s%s", path, users ? users : "", fields ? "&fields=" : "",
-                           fields ? fields : "");
+    char *fields = squeue_fields_param(f);
+    char *full = xasprintf("%s&fields=%s", path, fields);
     fmt_destroy(f);
     free(fields);
     free(path);
@@ -216,34 +219,35 @@ static char *squeue_path(const struct squeue_opts *o)
     return full;
 }
 
-/* One job id asks the controller for that job, so that an unknown id is an
- * error as in Slurm. */
-static int squeue_fetch(const struct squeue_opts *o, json_t **answer)
+static int squeue_fetch(const struct squeue_opts *o, struct sq_rows *jobs)
 {
-    char err[256];
+    char err[256], *text;
+    size_t len;
+    json_t *error;
     char *path = squeue_path(o);
-    int status = client_call(PROG, "GET", path, NULL, answer, err, sizeof err);
+    int status = client_get_text(PROG, path, &text, &len, &error, err, sizeof err);
     free(path);
-    if (status == 200)
+    if (status == 200 && sq_rows_parse(jobs, text, len) == 0)
         return 0;
     fprintf(stderr, "slurm_load_jobs error: %s\n",
-            status < 0 ? err : client_error_text(*answer, status));
-    json_decref(*answer);
-    *answer = NULL;
+            status < 0 ? err : status == 200 ? "Unexpected message received"
+                                             : client_error_text(error, status));
+    json_decref(error);
+    sq_rows_free(jobs);
     return -1;
 }
 
 int cmd_squeue(int argc, char **argv)
 {
     struct squeue_opts o = {0};
-    json_t *answer = NULL;
+    struct sq_rows jobs = {0};
     int rc = 1;
-    if (squeue_parse(argc, argv, &o) == 0 && squeue_fetch(&o, &answer) == 0) {
+    if (squeue_parse(argc, argv, &o) == 0 && squeue_fetch(&o, &jobs) == 0) {
         if (o.json)
-            squeue_print_json(stdout, answer, &o);
-        rc = o.json ? 0 : squeue_print(stdout, answer, &o, PROG) < 0;
+            squeue_print_json(stdout, &jobs, &o);
+        rc = o.json ? 0 : squeue_print(stdout, &jobs, &o, PROG) < 0;
     }
-    json_decref(answer);
+    sq_rows_free(&jobs);
     squeue_opts_clear(&o);
     return rc;
 }

@@ -13,6 +13,7 @@
 
 #include "cmd/cmdutil.h"
 #include "cmd/format.h"
+#include "cmd/squeue_rows.h"
 
 #define SQUEUE_FORMAT "%.18i %.9P %.8j %.8u %.2t %.10M %.6D %R"
 #define SQUEUE_FORMAT_LONG "%.18i %.9P %.8j %.8u %.8T %.10M %.9l %.6D %R"
@@ -49,20 +50,21 @@ struct squeue_ctx {
 void squeue_opts_clear(struct squeue_opts *o);
 
 /* Whether a job passes the filters. */
-bool squeue_job_matches(const json_t *job, const struct squeue_opts *o);
+bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o);
 
-/* Prints the answer of GET /v1/jobs as squeue does; -1 (after saying why)
- * for a -O naming an unknown field. */
 /* Codes of the fields only -O names; not characters -o can be given. */
 #define SQUEUE_CODE_EXIT_CODE '\x01'
 #define SQUEUE_CODE_RESTARTS '\x02'
 
 /* The format the options ask for (NULL: an error was printed). */
 struct fmt *squeue_format(const struct squeue_opts *o, const char *prog);
-/* squeue_keys.c: "job_id,state,..." that format reads; NULL: every field. */
+/* squeue_keys.c: "job_id,state,..." that format reads (NULL: --json's),
+ * every field squeue knows when a code is not listed there. */
 char *squeue_fields_param(const struct fmt *f);
 
-int squeue_print(FILE *out, const json_t *answer, const struct squeue_opts *o,
+/* Prints the jobs as squeue does; -1 (after saying why) for a -O naming an
+ * unknown field. */
+int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
                  const char *prog);
 
 /* The job format codes and the -O names for them (squeue_fields.c); ctx
@@ -72,14 +74,13 @@ extern const struct fmt_name squeue_names[];
 
 /* The id as Slurm's %i prints it: "123", an array task "123_4", a pending
  * array's record "123_[4-15%8]". Caller frees. */
-char *squeue_job_id_str(const json_t *job);
+char *squeue_job_id_str(const struct sq_row *job);
 
-/* -r: the jobs of answer's "jobs", with each pending array record split
- * into one record per task. Caller decrefs. */
-json_t *squeue_expand_arrays(const json_t *jobs);
+/* -r: each pending array record split into one row per task. */
+void squeue_expand_arrays(struct sq_rows *jobs);
 
 /* --json: the jobs that pass o's filters, in the shape of Slurm's
  * data_parser, written job by job (squeue_json.c). */
-void squeue_print_json(FILE *out, const json_t *answer, const struct squeue_opts *o);
+void squeue_print_json(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o);
 
 #endif

@@ -20,20 +20,20 @@
 #define FIELD(fn) \
     static char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut)
 
-static const char *job_state(const json_t *job)
+static const char *job_state(const struct sq_row *job)
 {
-    return jget_str(job, "state", "UNKNOWN");
+    return sq_str(job, SQ_STATE, "UNKNOWN");
 }
 
-static bool job_is(const json_t *job, const char *state)
+static bool job_is(const struct sq_row *job, const char *state)
 {
     return !strcmp(job_state(job), state);
 }
 
 /* Slurm's job_time_used: 0 while pending, up to now while running. */
-static int64_t job_time_used(const json_t *job, int64_t now)
+static int64_t job_time_used(const struct sq_row *job, int64_t now)
 {
-    int64_t start = jget_int(job, "start_time", 0), end = jget_int(job, "end_time", 0);
+    int64_t start = sq_int(job, SQ_START_TIME, 0), end = sq_int(job, SQ_END_TIME, 0);
     if (start == 0 || job_is(job, "PENDING"))
         return 0;
     if (job_is(job, "RUNNING") || job_is(job, "SUSPENDED") || end == 0)
@@ -41,15 +41,15 @@ static int64_t job_time_used(const json_t *job, int64_t now)
     return end - start;
 }
 
-static char *str_or_null(const json_t *job, const char *key)
+static char *str_or_null(const struct sq_row *job, enum sq_key key)
 {
-    const char *s = jget_str(job, key, NULL);
+    const char *s = sq_str(job, key, NULL);
     return xstrdup(s ? s : "(null)");
 }
 
-static char *int_field(const json_t *job, const char *key)
+static char *int_field(const struct sq_row *job, enum sq_key key)
 {
-    return xasprintf("%lld", (long long)jget_int(job, key, 0));
+    return xasprintf("%lld", (long long)sq_int(job, key, 0));
 }
 
 static char *time_field(int64_t t)
@@ -61,79 +61,78 @@ static char *time_field(int64_t t)
     return xstrdup(buf);
 }
 
-char *squeue_job_id_str(const json_t *job)
+char *squeue_job_id_str(const struct sq_row *job)
 {
-    int64_t array_id = jget_int(job, "array_job_id", 0);
-    const char *tasks = jget_str(job, "array_task_str", NULL);
-    const json_t *task = json_object_get(job, "array_task_id");
+    int64_t array_id = sq_int(job, SQ_ARRAY_JOB_ID, 0);
+    const char *tasks = sq_str(job, SQ_ARRAY_TASK_STR, NULL);
     if (array_id > 0 && tasks && *tasks)
         return xasprintf("%lld_[%s]", (long long)array_id, tasks);
-    if (array_id > 0 && json_is_integer(task))
-        return xasprintf("%lld_%lld", (long long)array_id, (long long)json_integer_value(task));
-    return int_field(job, "job_id");
+    if (array_id > 0 && sq_is_int(job, SQ_ARRAY_TASK_ID))
+        return xasprintf("%lld_%lld", (long long)array_id,
+                         (long long)sq_int(job, SQ_ARRAY_TASK_ID, 0));
+    return int_field(job, SQ_JOB_ID);
 }
 
 FIELD(f_job_id) { return squeue_job_id_str(rec); }
-FIELD(f_job_id_plain) { return int_field(rec, "job_id"); }
+FIELD(f_job_id_plain) { return int_field(rec, SQ_JOB_ID); }
 
 FIELD(f_array_job_id)
 {
-    int64_t id = jget_int(rec, "array_job_id", 0);
-    return id > 0 ? xasprintf("%lld", (long long)id) : int_field(rec, "job_id");
+    int64_t id = sq_int(rec, SQ_ARRAY_JOB_ID, 0);
+    return id > 0 ? xasprintf("%lld", (long long)id) : int_field(rec, SQ_JOB_ID);
 }
 
 FIELD(f_array_task_id)
 {
-    const char *tasks = jget_str(rec, "array_task_str", NULL);
-    const json_t *task = json_object_get(rec, "array_task_id");
+    const char *tasks = sq_str(rec, SQ_ARRAY_TASK_STR, NULL);
     if (tasks && *tasks)
         return xstrdup(tasks);
-    if (jget_int(rec, "array_job_id", 0) > 0 && json_is_integer(task))
-        return xasprintf("%lld", (long long)json_integer_value(task));
+    if (sq_int(rec, SQ_ARRAY_JOB_ID, 0) > 0 && sq_is_int(rec, SQ_ARRAY_TASK_ID))
+        return xasprintf("%lld", (long long)sq_int(rec, SQ_ARRAY_TASK_ID, 0));
     return xstrdup("N/A");
 }
-FIELD(f_partition) { return xstrdup(jget_str(rec, "partition", "")); }
-FIELD(f_name) { return xstrdup(jget_str(rec, "name", "")); }
-FIELD(f_uid) { return int_field(rec, "user_id"); }
-FIELD(f_gid) { return int_field(rec, "group_id"); }
+FIELD(f_partition) { return xstrdup(sq_str(rec, SQ_PARTITION, "")); }
+FIELD(f_name) { return xstrdup(sq_str(rec, SQ_NAME, "")); }
+FIELD(f_uid) { return int_field(rec, SQ_USER_ID); }
+FIELD(f_gid) { return int_field(rec, SQ_GROUP_ID); }
 FIELD(f_state) { return xstrdup(job_state(rec)); }
 FIELD(f_state_short) { return xstrdup(jobstate_short(job_state(rec))); }
-FIELD(f_nodes) { return int_field(rec, "num_nodes"); }
-FIELD(f_cpus) { return int_field(rec, "num_cpus"); }
-FIELD(f_node_list) { return xstrdup(jget_str(rec, "node_list", "")); }
-FIELD(f_reason) { return xstrdup(jget_str(rec, "reason", "None")); }
-FIELD(f_priority) { return int_field(rec, "priority"); }
-FIELD(f_work_dir) { return str_or_null(rec, "work_dir"); }
-FIELD(f_comment) { return str_or_null(rec, "comment"); }
-FIELD(f_account) { return str_or_null(rec, "account"); }
-FIELD(f_req_nodes) { return xstrdup(jget_str(rec, "req_nodes", "")); }
-FIELD(f_exc_nodes) { return xstrdup(jget_str(rec, "exc_nodes", "")); }
-FIELD(f_min_cpus) { return xasprintf("%lld", (long long)jget_int(rec, "cpus_per_task", 1)); }
-FIELD(f_submit) { return time_field(jget_int(rec, "submit_time", 0)); }
+FIELD(f_nodes) { return int_field(rec, SQ_NUM_NODES); }
+FIELD(f_cpus) { return int_field(rec, SQ_NUM_CPUS); }
+FIELD(f_node_list) { return xstrdup(sq_str(rec, SQ_NODE_LIST, "")); }
+FIELD(f_reason) { return xstrdup(sq_str(rec, SQ_REASON, "None")); }
+FIELD(f_priority) { return int_field(rec, SQ_PRIORITY); }
+FIELD(f_work_dir) { return str_or_null(rec, SQ_WORK_DIR); }
+FIELD(f_comment) { return str_or_null(rec, SQ_COMMENT); }
+FIELD(f_account) { return str_or_null(rec, SQ_ACCOUNT); }
+FIELD(f_req_nodes) { return xstrdup(sq_str(rec, SQ_REQ_NODES, "")); }
+FIELD(f_exc_nodes) { return xstrdup(sq_str(rec, SQ_EXC_NODES, "")); }
+FIELD(f_min_cpus) { return xasprintf("%lld", (long long)sq_int(rec, SQ_CPUS_PER_TASK, 1)); }
+FIELD(f_submit) { return time_field(sq_int(rec, SQ_SUBMIT_TIME, 0)); }
 /* A pending job's start is the scheduler's expected one (N/A when it has
  * none), as in Slurm. */
 FIELD(f_start)
 {
     if (!job_is(rec, "PENDING"))
-        return time_field(jget_int(rec, "start_time", 0));
-    int64_t t = jget_int(rec, "start_estimate", -1);
+        return time_field(sq_int(rec, SQ_START_TIME, 0));
+    int64_t t = sq_int(rec, SQ_START_ESTIMATE, -1);
     return time_field(t > 0 && t < INT64_MAX / 8 ? t : 0);
 }
-FIELD(f_sched_nodes) { return str_or_null(rec, "sched_nodes"); }
-FIELD(f_qos) { return xstrdup(jget_str(rec, "qos", "normal")); }
-FIELD(f_nice) { return xstrdup(jget_str(rec, "nice", "0")); }
-FIELD(f_dependency) { return str_or_null(rec, "dependency"); }
-FIELD(f_wckey) { return str_or_null(rec, "wckey"); }
-FIELD(f_features) { return str_or_null(rec, "constraint"); }
+FIELD(f_sched_nodes) { return str_or_null(rec, SQ_SCHED_NODES); }
+FIELD(f_qos) { return xstrdup(sq_str(rec, SQ_QOS, "normal")); }
+FIELD(f_nice) { return xstrdup(sq_str(rec, SQ_NICE, "0")); }
+FIELD(f_dependency) { return str_or_null(rec, SQ_DEPENDENCY); }
+FIELD(f_wckey) { return str_or_null(rec, SQ_WCKEY); }
+FIELD(f_features) { return str_or_null(rec, SQ_CONSTRAINT); }
 FIELD(f_reservation) { return xstrdup("(null)"); }
 FIELD(f_contiguous) { return xstrdup("0"); }
-FIELD(f_oversubscribe) { return xstrdup(jget_bool(rec, "exclusive", false) ? "NO" : "OK"); }
-FIELD(f_restarts) { return int_field(rec, "restarts"); }
+FIELD(f_oversubscribe) { return xstrdup(sq_bool(rec, SQ_EXCLUSIVE, false) ? "NO" : "OK"); }
+FIELD(f_restarts) { return int_field(rec, SQ_RESTARTS); }
 
 FIELD(f_exit_code)
 {
-    return xasprintf("%lld:%lld", (long long)jget_int(rec, "exit_code", 0),
-                     (long long)jget_int(rec, "exit_signal", 0));
+    return xasprintf("%lld:%lld", (long long)sq_int(rec, SQ_EXIT_CODE, 0),
+                     (long long)sq_int(rec, SQ_EXIT_SIGNAL, 0));
 }
 
 /* Slurm's convert_num_unit with CONVERT_NUM_UNIT_EXACT: MB up to the
@@ -141,9 +140,9 @@ FIELD(f_exit_code)
 FIELD(f_min_memory)
 {
     static const char units[] = "MGTP";
-    int64_t mb = jget_int(rec, "mem_per_node_mb", 0);
+    int64_t mb = sq_int(rec, SQ_MEM_PER_NODE_MB, 0);
     if (mb <= 0)
-        mb = jget_int(rec, "mem_per_cpu_mb", 0);
+        mb = sq_int(rec, SQ_MEM_PER_CPU_MB, 0);
     if (mb <= 0)
         return xstrdup("0");
     int u = 0;
@@ -156,28 +155,28 @@ FIELD(f_min_memory)
 
 FIELD(f_user)
 {
-    const char *name = jget_str(rec, "user_name", NULL);
+    const char *name = sq_str(rec, SQ_USER_NAME, NULL);
     if (name && *name)
         return xstrdup(name);
-    struct passwd *pw = getpwuid((uid_t)jget_int(rec, "user_id", 0));
-    return pw ? xstrdup(pw->pw_name) : int_field(rec, "user_id");
+    struct passwd *pw = getpwuid((uid_t)sq_int(rec, SQ_USER_ID, 0));
+    return pw ? xstrdup(pw->pw_name) : int_field(rec, SQ_USER_ID);
 }
 
 FIELD(f_group)
 {
-    struct group *gr = getgrgid((gid_t)jget_int(rec, "group_id", 0));
-    return gr && gr->gr_name[0] ? xstrdup(gr->gr_name) : int_field(rec, "group_id");
+    struct group *gr = getgrgid((gid_t)sq_int(rec, SQ_GROUP_ID, 0));
+    return gr && gr->gr_name[0] ? xstrdup(gr->gr_name) : int_field(rec, SQ_GROUP_ID);
 }
 
 FIELD(f_command)
 {
-    const char *cmd = jget_str(rec, "command", NULL);
-    return xstrdup(cmd ? cmd : jget_str(rec, "name", "(null)"));
+    const char *cmd = sq_str(rec, SQ_COMMAND, NULL);
+    return xstrdup(cmd ? cmd : sq_str(rec, SQ_NAME, "(null)"));
 }
 
 FIELD(f_priority_frac)
 {
-    double prio = (double)jget_int(rec, "priority", 0) / (double)0xffffffffu;
+    double prio = (double)sq_int(rec, SQ_PRIORITY, 0) / (double)0xffffffffu;
     return xasprintf("%16.14f", prio);
 }
 
@@ -191,14 +190,14 @@ FIELD(f_time_used)
 FIELD(f_time_limit)
 {
     char buf[64];
-    timefmt_limit(jget_int(rec, "time_limit", TIME_INFINITE), buf, sizeof buf);
+    timefmt_limit(sq_int(rec, SQ_TIME_LIMIT, TIME_INFINITE), buf, sizeof buf);
     return xstrdup(buf);
 }
 
 FIELD(f_time_left)
 {
     char buf[64];
-    int64_t limit = jget_int(rec, "time_limit", TIME_INFINITE);
+    int64_t limit = sq_int(rec, SQ_TIME_LIMIT, TIME_INFINITE);
     if (limit == TIME_INFINITE)
         return xstrdup("UNLIMITED");
     timefmt_elapsed(limit * 60 - job_time_used(rec, ((const struct squeue_ctx *)ctx)->now), buf, sizeof buf);
@@ -209,8 +208,8 @@ FIELD(f_time_left)
  * it in Slurm; an unlimited one has none yet. */
 FIELD(f_end)
 {
-    int64_t end = jget_int(rec, "end_time", 0), limit = jget_int(rec, "time_limit", -1);
-    int64_t start = jget_int(rec, "start_time", 0), now = ((const struct squeue_ctx *)ctx)->now;
+    int64_t end = sq_int(rec, SQ_END_TIME, 0), limit = sq_int(rec, SQ_TIME_LIMIT, -1);
+    int64_t start = sq_int(rec, SQ_START_TIME, 0), now = ((const struct squeue_ctx *)ctx)->now;
     bool running = job_is(rec, "RUNNING") || job_is(rec, "SUSPENDED");
     if (running && end == 0 && start && limit != TIME_INFINITE)
         end = start + limit * 60;
@@ -224,15 +223,15 @@ FIELD(f_reason_list)
     const char *st = job_state(rec);
     if (!strcmp(st, "PENDING") || !strcmp(st, "TIMEOUT") || !strcmp(st, "FAILED")) {
         *cut = true;
-        return xasprintf("(%s)", jget_str(rec, "reason", "None"));
+        return xasprintf("(%s)", sq_str(rec, SQ_REASON, "None"));
     }
-    return xstrdup(jget_str(rec, "node_list", ""));
+    return xstrdup(sq_str(rec, SQ_NODE_LIST, ""));
 }
 
 FIELD(f_tres_per_node)
 {
-    int64_t gpn = jget_int(rec, "gpus_per_node", 0);
-    const char *type = jget_str(rec, "gpu_type", "");
+    int64_t gpn = sq_int(rec, SQ_GPUS_PER_NODE, 0);
+    const char *type = sq_str(rec, SQ_GPU_TYPE, "");
     if (gpn <= 0)
         return xstrdup("N/A");
     if (*type)
@@ -242,7 +241,7 @@ FIELD(f_tres_per_node)
 
 FIELD(f_exec_host)
 {
-    struct hostlist *hl = hostlist_create(jget_str(rec, "node_list", ""));
+    struct hostlist *hl = hostlist_create(sq_str(rec, SQ_NODE_LIST, ""));
     const char *first = hl ? hostlist_nth(hl, 0) : NULL;
     char *s = xstrdup(first ? first : "n/a");
     hostlist_destroy(hl);

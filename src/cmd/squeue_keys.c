@@ -2,7 +2,8 @@
  * squeue_keys: the job fields a format reads, so that squeue asks the
  * controller for those alone (GET /v1/jobs?fields=...): with 10,000 jobs
  * the whole records are megabytes to write, send and parse for a listing
- * that shows a few columns. A code not listed here makes squeue ask for all.
+ * that shows a few columns. A code not listed here, and --json, make squeue
+ * ask for every field it knows (squeue_rows.h).
  */
 #include <string.h>
 
@@ -39,8 +40,21 @@ static const char *keys_of(char code)
     return NULL;
 }
 
+static char *all_keys(void)
+{
+    char *out = xstrdup(sq_key_names[0]);
+    for (int k = 1; k < SQ_NKEYS; k++) {
+        char *t = xasprintf("%s,%s", out, sq_key_names[k]);
+        free(out);
+        out = t;
+    }
+    return out;
+}
+
 char *squeue_fields_param(const struct fmt *f)
 {
+    if (!f)
+        return all_keys();
     char *out = xstrdup(BASE_KEYS);
     for (size_t i = 0; i < f->ncols; i++) {
         if (!f->cols[i].code)
@@ -48,7 +62,7 @@ char *squeue_fields_param(const struct fmt *f)
         const char *k = keys_of(f->cols[i].code->code);
         if (!k) {
             free(out);
-            return NULL;
+            return all_keys();
         }
         if (*k) {
             char *t = xasprintf("%s,%s", out, k);

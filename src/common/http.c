@@ -283,8 +283,13 @@ void http_reply(struct http_req *r, int status, json_t *body)
 
 void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf)
 {
-    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
-                      "application/json");
+    http_reply_buffer_type(r, status, buf, "application/json");
+}
+
+void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf,
+                            const char *content_type)
+{
+    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type", content_type);
     evhttp_send_reply(r->ev, status, status < 400 ? "OK" : "Error", buf);
     json_decref(r->body);
     free(r);

@@ -142,17 +142,29 @@ void api_list(struct http_req *r)
     struct ctld *c = r->ctx;
     struct job_filter f = { http_query_get(r, "states"), http_query_get(r, "users"),
                             http_query_get(r, "ids") };
-    char *fields = http_query_get(r, "fields");
+    char *fields = http_query_get(r, "fields"), *format = http_query_get(r, "format");
     struct job_keys *keys = fields ? job_keys_parse(fields) : NULL;
+    bool tsv = keys && format && strcmp(format, "tsv") == 0;
+    free(format);
     struct evbuffer *buf = evbuffer_new();
-    evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
+    size_t matched = 0;
+    if (tsv) {
+        job_list_tsv_head(buf, keys, ctld_now());
+        for (size_t i = 0; i < c->njobs; i++)
+            if (filter_match(&f, c->jobs[i])) {
+                job_list_write_tsv(buf, c, c->jobs[i], keys);
+                matched++;
+            }
+    } else
+        evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
     bool first = true;
-    for (size_t i = 0; i < c->njobs; i++) {
+    for (size_t i = 0; !tsv && i < c->njobs; i++) {
         if (!filter_match(&f, c->jobs[i]))
             continue;
         if (!first)
             evbuffer_add(buf, ",", 1);
         first = false;
+        matched++;
         if (keys) {
             job_list_write(buf, c, c->jobs[i], keys);
             continue;
@@ -163,13 +175,20 @@ void api_list(struct http_req *r)
         evbuffer_add(buf, text, strlen(text));
         free(text);
     }
-    evbuffer_add(buf, "]}\n", 3);
+    if (!tsv)
+        evbuffer_add(buf, "]}\n", 3);
+    /* one id asked for and none such: as GET /v1/jobs/{id}, and Slurm's squeue -j */
+    bool unknown = f.ids && !strchr(f.ids, ',') && matched == 0;
     free(f.states);
     free(f.users);
     free(f.ids);
     free(fields);
     job_keys_free(keys);
-    http_reply_buffer(r, 200, buf);
+    if (unknown)
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+    else
+        http_reply_buffer_type(r, 200, buf,
+                               tsv ? "text/tab-separated-values" : "application/json");
     evbuffer_free(buf);
 }
 

@@ -78,54 +78,95 @@ void job_keys_free(struct job_keys *k)
 }
 
 /* A JSON string: the text came in as JSON (valid UTF-8), so only quotes,
- * backslashes and control characters need escaping. */
+ * backslashes and control characters need escaping; the runs between them
+ * go in whole. */
 static void put_str(struct evbuffer *b, const char *s)
 {
     evbuffer_add(b, "\"", 1);
-    for (const char *p = s; *p; p++) {
-        unsigned char ch = (unsigned char)*p;
-        if (ch == '"' || ch == '\\')
-            evbuffer_add_printf(b, "\\%c", ch);
-        else if (ch < 0x20)
-            evbuffer_add_printf(b, "\\u%04x", ch);
+    for (const char *p = s; *p;) {
+        size_t run = 0;
+        while (p[run] && p[run] != '"' && p[run] != '\\' && (unsigned char)p[run] >= 0x20)
+            run++;
+        evbuffer_add(b, p, run);
+        p += run;
+        if (!*p)
+            break;
+        if (*p == '"' || *p == '\\')
+            evbuffer_add_printf(b, "\\%c", *p);
         else
-            evbuffer_add(b, p, 1);
+            evbuffer_add_printf(b, "\\u%04x", (unsigned char)*p);
+        p++;
     }
     evbuffer_add(b, "\"", 1);
 }
 
-/* One key written from the record; false when it is not one of them. */
-static bool put_fast(struct evbuffer *b, const struct ctld *c, const struct job *j,
-                     enum key k)
+/* A TSV cell (job_list.h): backslash, tab, newline and CR escaped. */
+static void put_cell(struct evbuffer *b, const char *s)
 {
-    long long v;
-    switch (k) {
-    case K_USER_NAME: put_str(b, j->user_name); return true;
-    case K_NAME: put_str(b, j->name); return true;
-    case K_PARTITION: put_str(b, c->conf->parts[j->part].name); return true;
-    case K_STATE: put_str(b, job_state_name(j->state)); return true;
-    case K_REASON: put_str(b, job_reason_name(c, j)); return true;
-    case K_NODE_LIST: {
-        char *nl = job_node_list(c, j);
-        put_str(b, nl ? nl : "");
-        free(nl);
-        return true;
+    for (const char *p = s; *p;) {
+        size_t run = strcspn(p, "\\\t\n\r");
+        evbuffer_add(b, p, run);
+        p += run;
+        if (!*p)
+            break;
+        char esc[2] = { '\\', *p == '\t' ? 't' : *p == '\n' ? 'n' : *p == '\r' ? 'r' : '\\' };
+        evbuffer_add(b, esc, 2);
+        p++;
     }
-    case K_JOB_ID: v = (long long)j->id; break;
-    case K_USER_ID: v = (long long)j->uid; break;
-    case K_GROUP_ID: v = (long long)j->gid; break;
-    case K_SUBMIT: v = (long long)j->submit_time; break;
-    case K_START: v = (long long)j->start_time; break;
-    case K_END: v = (long long)j->end_time; break;
-    case K_TIME_LIMIT: v = (long long)j->time_limit; break;
-    case K_START_ESTIMATE: v = (long long)j->start_estimate; break;
-    case K_PRIORITY: v = (long long)(j->priority ? j->priority : 4294901760ULL - j->id); break;
-    case K_NUM_NODES: v = j->nallocs ? (long long)j->nallocs : j->req.min_nodes; break;
+}
+
+/* One key's value from the record, a string (*s, in *own when made here)
+ * or a number (*v); false when it is not one of those keys. */
+static bool fast_value(const struct ctld *c, const struct job *j, enum key k, const char **s,
+                       char **own, long long *v)
+{
+    *s = NULL;
+    *own = NULL;
+    switch (k) {
+    case K_USER_NAME: *s = j->user_name; return true;
+    case K_NAME: *s = j->name; return true;
+    case K_PARTITION: *s = c->conf->parts[j->part].name; return true;
+    case K_STATE: *s = job_state_name(j->state); return true;
+    case K_REASON: *s = job_reason_name(c, j); return true;
+    case K_NODE_LIST:
+        *own = job_node_list(c, j);
+        *s = *own ? *own : "";
+        return true;
+    default: break;
+    }
+    switch (k) {
+    case K_JOB_ID: *v = (long long)j->id; return true;
+    case K_USER_ID: *v = (long long)j->uid; return true;
+    case K_GROUP_ID: *v = (long long)j->gid; return true;
+    case K_SUBMIT: *v = (long long)j->submit_time; return true;
+    case K_START: *v = (long long)j->start_time; return true;
+    case K_END: *v = (long long)j->end_time; return true;
+    case K_TIME_LIMIT: *v = (long long)j->time_limit; return true;
+    case K_START_ESTIMATE: *v = (long long)j->start_estimate; return true;
+    case K_PRIORITY: *v = (long long)(j->priority ? j->priority : 4294901760ULL - j->id); return true;
+    case K_NUM_NODES: *v = j->nallocs ? (long long)j->nallocs : j->req.min_nodes; return true;
     default: return false;
     }
-    evbuffer_add_printf(b, "%lld", v);
+}
+
+/* One key written from the record, as JSON or as a cell; false when it is
+ * not one of them. */
+static bool put_fast(struct evbuffer *b, const struct ctld *c, const struct job *j,
+                     enum key k, bool tsv)
+{
+    const char *s;
+    char *own;
+    long long v = 0;
+    if (!fast_value(c, j, k, &s, &own, &v))
+        return false;
+    if (s)
+        (tsv ? put_cell : put_str)(b, s);
+    else
+        evbuffer_add_printf(b, "%lld", v);
+    free(own);
     return true;
 }
+
 
 /* What job_to_json leaves out, this leaves out too: a start estimate only
  * while pending, the array keys only for an array's jobs. */
@@ -157,7 +198,7 @@ void job_list_write(struct evbuffer *b, const struct ctld *c, const struct job *
         evbuffer_add_printf(b, "%s\"%s\":", first ? "" : ",", k->names[i]);
         first = false;
         if (!slow) {
-            put_fast(b, c, j, key);
+            put_fast(b, c, j, key, false);
             continue;
         }
         char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
@@ -165,5 +206,56 @@ void job_list_write(struct evbuffer *b, const struct ctld *c, const struct job *
         free(text);
     }
     evbuffer_add(b, "}", 1);
+    json_decref(whole);
+}
+
+void job_list_tsv_head(struct evbuffer *b, const struct job_keys *k, int64_t now)
+{
+    evbuffer_add_printf(b, "now\t%lld\n", (long long)now);
+    for (size_t i = 0; i < k->n; i++)
+        evbuffer_add_printf(b, "%s%s", i ? "\t" : "", k->names[i]);
+    evbuffer_add(b, "\n", 1);
+}
+
+/* A value of the whole job object as a cell: text as it is, true/false,
+ * numbers, \N for null; anything else as its JSON text. */
+static void put_json_cell(struct evbuffer *b, json_t *v)
+{
+    if (json_is_string(v))
+        put_cell(b, json_string_value(v));
+    else if (json_is_integer(v))
+        evbuffer_add_printf(b, "%lld", (long long)json_integer_value(v));
+    else if (json_is_boolean(v))
+        evbuffer_add_printf(b, "%s", json_is_true(v) ? "true" : "false");
+    else if (!v || json_is_null(v))
+        evbuffer_add(b, "\\N", 2);
+    else {
+        char *text = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+        put_cell(b, text);
+        free(text);
+    }
+}
+
+void job_list_write_tsv(struct evbuffer *b, const struct ctld *c, const struct job *j,
+                        const struct job_keys *k)
+{
+    json_t *whole = NULL;
+    for (size_t i = 0; i < k->n; i++) {
+        enum key key = k->keys[i];
+        if (i)
+            evbuffer_add(b, "\t", 1);
+        if (!present(j, key)) {
+            evbuffer_add(b, "\\N", 2);
+            continue;
+        }
+        if (key != K_OTHER && key != K_ARRAY) {
+            put_fast(b, c, j, key, true);
+            continue;
+        }
+        if (!whole)
+            whole = job_to_json(c, j);
+        put_json_cell(b, json_object_get(whole, k->names[i]));
+    }
+    evbuffer_add(b, "\n", 1);
     json_decref(whole);
 }

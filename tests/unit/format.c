@@ -155,43 +155,34 @@ static void test_nodestate(void **state)
     assert_false(nodestate_is_other(&b));
 }
 
-/* now = 1000000 = Mon Jan 12 13:46:40 1970 UTC */
+/* now = 1000000 = Mon Jan 12 13:46:40 1970 UTC; the controller's table
+ * (src/cmd/squeue_rows.h) */
 static const char *jobs_fixture =
-    "{\"now\": 1000000, \"jobs\": ["
-    "{\"job_id\": 7, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"gpu\","
-    " \"name\": \"train.sh\", \"state\": \"RUNNING\", \"reason\": \"None\","
-    " \"submit_time\": 996000, \"start_time\": 996275, \"end_time\": 0,"
-    " \"time_limit\": 120, \"node_list\": \"node[1-2]\", \"num_nodes\": 2,"
-    " \"num_cpus\": 16, \"priority\": 100, \"gpus_per_node\": 2, \"work_dir\": \"/home/a\"},"
-    "{\"job_id\": 8, \"user_id\": 1001, \"user_name\": \"bob\", \"partition\": \"gpu\","
-    " \"name\": \"averyverylongname\", \"state\": \"PENDING\", \"reason\": \"Resources\","
-    " \"submit_time\": 999000, \"start_time\": 0, \"end_time\": 0, \"time_limit\": -1,"
-    " \"node_list\": \"\", \"num_nodes\": 1, \"num_cpus\": 1, \"priority\": 200},"
-    "{\"job_id\": 9, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"debug\","
-    " \"name\": \"prep\", \"state\": \"PENDING\", \"reason\": \"Priority\","
-    " \"submit_time\": 999500, \"start_time\": 0, \"time_limit\": 30,"
-    " \"node_list\": \"\", \"num_nodes\": 1, \"num_cpus\": 4, \"priority\": 50},"
-    "{\"job_id\": 5, \"user_id\": 1000, \"user_name\": \"alice\", \"partition\": \"debug\","
-    " \"name\": \"old\", \"state\": \"COMPLETED\", \"reason\": \"None\","
-    " \"submit_time\": 990000, \"start_time\": 990000, \"end_time\": 990065,"
-    " \"time_limit\": 10, \"node_list\": \"node3\", \"num_nodes\": 1, \"num_cpus\": 1,"
-    " \"priority\": 1}"
-    "]}";
+    "now\t1000000\n"
+    "job_id\tuser_id\tuser_name\tpartition\tname\tstate\treason\tsubmit_time\tstart_time\t"
+    "end_time\ttime_limit\tnode_list\tnum_nodes\tnum_cpus\tpriority\tgpus_per_node\twork_dir\n"
+    "7\t1000\talice\tgpu\ttrain.sh\tRUNNING\tNone\t996000\t996275\t0\t120\tnode[1-2]\t2\t16"
+    "\t100\t2\t/home/a\n"
+    "8\t1001\tbob\tgpu\taveryverylongname\tPENDING\tResources\t999000\t0\t0\t-1\t\t1\t1"
+    "\t200\t\\N\t\\N\n"
+    "9\t1000\talice\tdebug\tprep\tPENDING\tPriority\t999500\t0\t\\N\t30\t\t1\t4\t50"
+    "\t\\N\t\\N\n"
+    "5\t1000\talice\tdebug\told\tCOMPLETED\tNone\t990000\t990000\t990065\t10\tnode3\t1\t1"
+    "\t1\t\\N\t\\N\n";
 
-static json_t *load(const char *s)
+static void load(struct sq_rows *r)
 {
-    json_error_t e;
-    json_t *j = json_loads(s, 0, &e);
-    assert_non_null(j);
-    return j;
+    char *text = xstrdup(jobs_fixture);
+    assert_int_equal(sq_rows_parse(r, text, strlen(text)), 0);
 }
 
 static char *squeue_render(const struct squeue_opts *o)
 {
     struct capture c;
-    json_t *answer = load(jobs_fixture);
-    squeue_print(cap_open(&c), answer, o, "squeue");
-    json_decref(answer);
+    struct sq_rows answer;
+    load(&answer);
+    squeue_print(cap_open(&c), &answer, o, "squeue");
+    sq_rows_free(&answer);
     return cap_close(&c);
 }
 
@@ -245,10 +236,10 @@ static void test_squeue_format_codes(void **state)
 static void test_squeue_filters(void **state)
 {
     (void)state;
-    json_t *answer = load(jobs_fixture);
-    const json_t *jobs = json_object_get(answer, "jobs");
-    const json_t *j7 = json_array_get(jobs, 0), *j8 = json_array_get(jobs, 1);
-    const json_t *j9 = json_array_get(jobs, 2), *j5 = json_array_get(jobs, 3);
+    struct sq_rows answer;
+    load(&answer);
+    const struct sq_row *j7 = &answer.rows[0], *j8 = &answer.rows[1];
+    const struct sq_row *j9 = &answer.rows[2], *j5 = &answer.rows[3];
     struct squeue_opts o = {0};
     assert_true(squeue_job_matches(j7, &o));
     assert_false(squeue_job_matches(j5, &o));      /* finished: hidden by default */
@@ -283,7 +274,7 @@ static void test_squeue_filters(void **state)
     assert_true(squeue_job_matches(j7, &o));
     assert_false(squeue_job_matches(j8, &o));
     squeue_opts_clear(&o);
-    json_decref(answer);
+    sq_rows_free(&answer);
 }
 
 int main(void)

@@ -1,0 +1,70 @@
+/*
+ * squeue_rows: the jobs as squeue reads them. The controller answers
+ * GET /v1/jobs?fields=K,...&format=tsv with a table (src/ctld/job_list.h):
+ *
+ *   now<TAB>1796300061
+ *   job_id<TAB>state<TAB>...           the fields, in the order asked
+ *   12<TAB>PENDING<TAB>...             one line per job
+ *
+ * where a cell escapes backslash, tab, newline and CR (\\ \t \n \r) and \N
+ * stands for a field the job does not have. The answer is split in place:
+ * a row is one pointer per field squeue knows, into the answer's text, so
+ * that 10,000 jobs cost no allocation per field (a JSON tree of them cost
+ * most of squeue's time).
+ */
+#ifndef HERD_SQUEUE_ROWS_H
+#define HERD_SQUEUE_ROWS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SQ_KEYS(X)                                                                            \
+    X(JOB_ID, "job_id") X(STATE, "state") X(USER_ID, "user_id") X(USER_NAME, "user_name")     \
+    X(NAME, "name") X(PARTITION, "partition") X(PRIORITY, "priority")                         \
+    X(ARRAY_JOB_ID, "array_job_id") X(ARRAY_TASK_ID, "array_task_id")                         \
+    X(ARRAY_TASK_STR, "array_task_str") X(START_ESTIMATE, "start_estimate")                   \
+    X(NODE_LIST, "node_list") X(NUM_CPUS, "num_cpus") X(NUM_NODES, "num_nodes")               \
+    X(DEPENDENCY, "dependency") X(GROUP_ID, "group_id") X(TIME_LIMIT, "time_limit")           \
+    X(START_TIME, "start_time") X(END_TIME, "end_time") X(REASON, "reason")                   \
+    X(SUBMIT_TIME, "submit_time") X(SCHED_NODES, "sched_nodes") X(WORK_DIR, "work_dir")       \
+    X(ACCOUNT, "account") X(GPUS_PER_NODE, "gpus_per_node") X(GPU_TYPE, "gpu_type")           \
+    X(CPUS_PER_TASK, "cpus_per_task") X(CONSTRAINT, "constraint") X(EXCLUSIVE, "exclusive")   \
+    X(COMMENT, "comment") X(MEM_PER_NODE_MB, "mem_per_node_mb")                               \
+    X(MEM_PER_CPU_MB, "mem_per_cpu_mb") X(REQ_NODES, "req_nodes") X(COMMAND, "command")       \
+    X(QOS, "qos") X(WCKEY, "wckey") X(EXC_NODES, "exc_nodes") X(NICE, "nice")                 \
+    X(EXIT_CODE, "exit_code") X(EXIT_SIGNAL, "exit_signal") X(RESTARTS, "restarts")
+
+#define SQ_ENUM(id, name) SQ_##id,
+enum sq_key { SQ_KEYS(SQ_ENUM) SQ_NKEYS };
+#undef SQ_ENUM
+
+extern const char *const sq_key_names[SQ_NKEYS];
+
+struct sq_row {
+    const char *v[SQ_NKEYS];   /* NULL: not asked for, or the job has none */
+};
+
+struct sq_rows {
+    char *text;                /* the answer, split in place */
+    struct sq_row *rows;
+    size_t n;
+    int64_t now;
+    char **owned;              /* cells made here (squeue -r's task ids) */
+    size_t nowned;
+};
+
+/* Takes text (len bytes, NUL-terminated); 0, or -1 when it is no table. */
+int sq_rows_parse(struct sq_rows *r, char *text, size_t len);
+void sq_rows_free(struct sq_rows *r);
+/* A row more (squeue -r), a copy of row with one cell set to val (taken). */
+void sq_rows_add(struct sq_rows *r, const struct sq_row *row, enum sq_key k, char *val);
+/* Row i's cell k set to val (taken). */
+void sq_rows_set(struct sq_rows *r, size_t i, enum sq_key k, char *val);
+
+const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def);
+int64_t sq_int(const struct sq_row *row, enum sq_key k, int64_t def);
+bool sq_bool(const struct sq_row *row, enum sq_key k, bool def);
+bool sq_is_int(const struct sq_row *row, enum sq_key k);
+
+#endif

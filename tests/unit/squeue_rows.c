@@ -1,0 +1,64 @@
+/* Unit tests of squeue's reading of the controller's job table
+ * (src/cmd/squeue_rows.h): cells unescaped in place, \N as no value,
+ * unknown columns skipped, numbers and booleans, rows added for -r, and
+ * an answer that is no table refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "cmd/squeue_rows.h"
+#include "common/xmalloc.h"
+
+static void test_table(void **state)
+{
+    (void)state;
+    char *text = xstrdup("now\t1700000000\n"
+                         "job_id\tname\tshiny_new_key\tstart_estimate\texclusive\tnode_list\n"
+                         "7\ta\\tb\\\\c\\nd\tzzz\t\\N\ttrue\t\n"
+                         "8\tplain\tzzz\t-1\tfalse\tnode[1-2]\n");
+    struct sq_rows r;
+    assert_int_equal(sq_rows_parse(&r, text, strlen(text)), 0);
+    assert_int_equal(r.now, 1700000000);
+    assert_int_equal(r.n, 2);
+    assert_int_equal(sq_int(&r.rows[0], SQ_JOB_ID, 0), 7);
+    assert_string_equal(sq_str(&r.rows[0], SQ_NAME, ""), "a\tb\\c\nd");
+    assert_null(sq_str(&r.rows[0], SQ_START_ESTIMATE, NULL));
+    assert_int_equal(sq_int(&r.rows[0], SQ_START_ESTIMATE, 42), 42);
+    assert_true(sq_bool(&r.rows[0], SQ_EXCLUSIVE, false));
+    assert_string_equal(sq_str(&r.rows[0], SQ_NODE_LIST, "x"), "");
+    assert_null(sq_str(&r.rows[0], SQ_PARTITION, NULL));   /* not asked for */
+    assert_int_equal(sq_int(&r.rows[1], SQ_START_ESTIMATE, 0), -1);
+    assert_false(sq_bool(&r.rows[1], SQ_EXCLUSIVE, true));
+    assert_false(sq_is_int(&r.rows[1], SQ_NAME));
+    assert_string_equal(sq_str(&r.rows[1], SQ_NODE_LIST, ""), "node[1-2]");
+    sq_rows_add(&r, &r.rows[1], SQ_ARRAY_TASK_ID, xstrdup("3"));
+    assert_int_equal(r.n, 3);
+    assert_int_equal(sq_int(&r.rows[2], SQ_ARRAY_TASK_ID, 0), 3);
+    assert_string_equal(sq_str(&r.rows[2], SQ_NAME, ""), "plain");
+    sq_rows_free(&r);
+}
+
+static void test_not_a_table(void **state)
+{
+    (void)state;
+    const char *bad[] = { "", "{\"jobs\": []}", "now\t5" };
+    for (size_t i = 0; i < 3; i++) {
+        struct sq_rows r;
+        char *text = xstrdup(bad[i]);
+        assert_int_equal(sq_rows_parse(&r, text, strlen(text)), -1);
+        sq_rows_free(&r);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_table),
+        cmocka_unit_test(test_not_a_table),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
