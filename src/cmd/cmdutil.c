@@ -82,6 +82,22 @@ uint32_t cmd_parse_job_id(const char *s)
     return (uint32_t)v;
 }
 
+bool cmd_parse_task_id(const char *s, uint32_t *job, uint32_t *task)
+{
+    const char *us = s ? strchr(s, '_') : NULL;
+    char base[16];
+    if (!us || us == s || (size_t)(us - s) >= sizeof base || us[1] < '0' || us[1] > '9')
+        return false;
+    snprintf(base, sizeof base, "%.*s", (int)(us - s), s);
+    char *end;
+    errno = 0;
+    unsigned long t = strtoul(us + 1, &end, 10);
+    if (*end || errno || t >= UINT32_MAX || !(*job = cmd_parse_job_id(base)))
+        return false;
+    *task = (uint32_t)t;
+    return true;
+}
+
 const char *jget_str(const json_t *o, const char *key, const char *def)
 {
     const json_t *v = json_object_get(o, key);

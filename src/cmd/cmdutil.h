@@ -30,6 +30,10 @@ int cmd_parse_user(const char *s, uid_t *uid);
 /* A positive decimal job id and nothing else; 0 when not one. */
 uint32_t cmd_parse_job_id(const char *s);
 
+/* One array task, "123_4": into *job the array's id, into *task the task's;
+ * false when s is not that form (ranges and lists are not one task). */
+bool cmd_parse_task_id(const char *s, uint32_t *job, uint32_t *task);
+
 /* Fields of a JSON object, def when absent or of another type. */
 const char *jget_str(const json_t *o, const char *key, const char *def);
 int64_t jget_int(const json_t *o, const char *key, int64_t def);

@@ -96,8 +96,9 @@ static int squeue_add_jobs(struct squeue_opts *o, const char *csv)
     struct strlist l = {0};
     int rc = 0;
     strlist_split(&l, csv);
+    uint32_t job, task;
     for (size_t i = 0; i < l.n && rc == 0; i++) {
-        if (!cmd_parse_job_id(l.items[i])) {
+        if (!cmd_parse_job_id(l.items[i]) && !cmd_parse_task_id(l.items[i], &job, &task)) {
             cmd_error(PROG, "Invalid job id: %s", l.items[i]);
             rc = -1;
         }
@@ -180,13 +181,20 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     return 0;
 }
 
-/* The controller filters by state and user first, so that a large queue is
- * not sent whole; the client applies every filter again. */
 /* GET /v1/jobs with the filters the controller applies and the fields the
  * format reads, as a table (squeue_rows.h). One job id asks for that job
- * in whatever state, so that an unknown id is an error as in Slurm. */
+ * in whatever state, so that an unknown id is an error as in Slurm. The
+ * controller filters by state and user first, so that a large queue is not
+ * sent whole; the client applies every filter again. */
 static char *squeue_path(const struct squeue_opts *o)
 {
+    /* one task, "123_4": the array's records hold it */
+    uint32_t job, task;
+    char one[24] = "";
+    if (o->jobs.n == 1 && cmd_parse_task_id(o->jobs.items[0], &job, &task))
+        snprintf(one, sizeof one, "%u", job);
+    else if (o->jobs.n == 1)
+        snprintf(one, sizeof one, "%.20s", o->jobs.items[0]);
     char *states = NULL;
     if (o->jobs.n == 1)
         ;
@@ -207,7 +215,7 @@ static char *squeue_path(const struct squeue_opts *o)
     }
     char *path = xasprintf("/v1/jobs?format=tsv%s%s%s%s%s%s", states ? "&states=" : "",
                            states ? states : "", users ? "&users=" : "", users ? users : "",
-                           o->jobs.n == 1 ? "&ids=" : "", o->jobs.n == 1 ? o->jobs.items[0] : "");
+                           o->jobs.n == 1 ? "&ids=" : "", one);
     struct fmt *f = o->json ? NULL : squeue_format(o, PROG);
     char *fields = squeue_fields_param(f);
     char *full = xasprintf("%s&fields=%s", path, fields);

@@ -79,6 +79,10 @@ char *squeue_job_id_str(const struct sq_row *job);
 /* -r: each pending array record split into one row per task. */
 void squeue_expand_arrays(struct sq_rows *jobs);
 
+/* The rows the filters choose from: split by -r, and with a row for each
+ * pending task that -j names ("123_14"). */
+void squeue_jobs(struct sq_rows *jobs, const struct squeue_opts *o);
+
 /* --json: the jobs that pass o's filters, in the shape of Slurm's
  * data_parser, written job by job (squeue_json.c). */
 void squeue_print_json(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o);

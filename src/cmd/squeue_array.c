@@ -65,3 +65,38 @@ void squeue_expand_arrays(struct sq_rows *jobs)
             expand_job(jobs, i, tasks);
     }
 }
+
+/* Whether task t is one of the items of a pending record's tasks. */
+static bool has_task(const char *tasks, long t)
+{
+    struct strlist items = {0};
+    strlist_split(&items, tasks);
+    bool hit = false;
+    for (size_t i = 0; !hit && i < items.n; i++) {
+        struct span sp;
+        hit = parse_item(items.items[i], &sp) && t >= sp.first && t <= sp.last &&
+              (t - sp.first) % sp.step == 0;
+    }
+    strlist_clear(&items);
+    return hit;
+}
+
+void squeue_jobs(struct sq_rows *jobs, const struct squeue_opts *o)
+{
+    if (o->array) {
+        squeue_expand_arrays(jobs);
+        return;
+    }
+    for (size_t i = 0, n = jobs->n; i < n; i++) {
+        const char *tasks = sq_str(&jobs->rows[i], SQ_ARRAY_TASK_STR, "");
+        int64_t array = sq_int(&jobs->rows[i], SQ_ARRAY_JOB_ID, 0);
+        for (size_t k = 0; *tasks && k < o->jobs.n; k++) {
+            uint32_t a, t;
+            if (!cmd_parse_task_id(o->jobs.items[k], &a, &t) || a != array || !has_task(tasks, t))
+                continue;
+            struct sq_row task = jobs->rows[i];
+            task.v[SQ_ARRAY_TASK_STR] = NULL;
+            sq_rows_add(jobs, &task, SQ_ARRAY_TASK_ID, xasprintf("%u", t));
+        }
+    }
+}

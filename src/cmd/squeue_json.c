@@ -63,8 +63,7 @@ static json_t *job_record(const struct sq_row *job)
 void squeue_print_json(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o)
 {
     size_t n = 0;
-    if (o->array)
-        squeue_expand_arrays(jobs);
+    squeue_jobs(jobs, o);
     cmd_json_meta(out);
     fputs("  \"jobs\": [", out);
     for (size_t i = 0; i < jobs->n; i++)

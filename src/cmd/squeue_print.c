@@ -39,14 +39,31 @@ static bool squeue_job_of_users(const struct sq_row *job, const struct squeue_op
     return false;
 }
 
+/* -j: an array's id names all its tasks, "123_4" one task (a started one,
+ * or one that squeue_jobs took out of the pending record), as in Slurm. */
+static bool squeue_job_named(const struct sq_row *job, const struct squeue_opts *o)
+{
+    int64_t id = sq_int(job, SQ_JOB_ID, 0), array_id = sq_int(job, SQ_ARRAY_JOB_ID, 0);
+    int64_t task = sq_int(job, SQ_ARRAY_TASK_ID, -1);
+    bool folded = *sq_str(job, SQ_ARRAY_TASK_STR, "") != '\0';
+    for (size_t i = 0; i < o->jobs.n; i++) {
+        uint32_t a, t;
+        if (cmd_parse_task_id(o->jobs.items[i], &a, &t)) {
+            if (!folded && array_id == a && task == t)
+                return true;
+        } else {
+            int64_t want = cmd_parse_job_id(o->jobs.items[i]);
+            if (id == want || array_id == want)
+                return true;
+        }
+    }
+    return false;
+}
+
 bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
 {
     const char *state = sq_str(job, SQ_STATE, "");
-    char id[24], array_id[24];
-    snprintf(id, sizeof id, "%lld", (long long)sq_int(job, SQ_JOB_ID, 0));
-    snprintf(array_id, sizeof array_id, "%lld", (long long)sq_int(job, SQ_ARRAY_JOB_ID, 0));
-    /* an array's id names all its tasks, as in Slurm */
-    if (o->jobs.n && !strlist_has(&o->jobs, id, false) && !strlist_has(&o->jobs, array_id, false))
+    if (o->jobs.n && !squeue_job_named(job, o))
         return false;
     if (o->states.n && !o->all_states && !strlist_has(&o->states, state, true))
         return false;
@@ -137,8 +154,7 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
     struct fmt *f = squeue_format(o, prog);
     if (!f)
         return -1;
-    if (o->array)
-        squeue_expand_arrays(jobs);
+    squeue_jobs(jobs, o);
     struct squeue_ctx ctx = {jobs->now ? jobs->now : (int64_t)time(NULL), o->noconvert};
     size_t n = 0, i;
     struct sort_item *list = xcalloc(jobs->n + 1, sizeof *list);
