@@ -16,6 +16,7 @@
 #include "cmd/client.h"
 #include "cmd/cmdutil.h"
 #include "cmd/scontrol.h"
+#include "cmd/squeue.h"
 #include "cmd/version.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
@@ -333,6 +334,10 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     else if (jget_int(j, "array_job_id", 0) > 0)   /* the pending tasks, "5-15%8" */
         printf("ArrayJobId=%lld ArrayTaskId=%s ", (long long)jget_int(j, "array_job_id", 0),
                jget_str(j, "array_task_str", ""));
+    /* the throttle of "--array 4-15%8", which Slurm shows on every task */
+    const char *pct = strchr(jget_str(j, "array", ""), '%');
+    if (jget_int(j, "array_job_id", 0) > 0 && pct && atoi(pct + 1) > 0)
+        printf("ArrayTaskThrottle=%d ", atoi(pct + 1));
     printf("JobName=%s", jget_str(j, "name", ""));
     nl();
     job_who(j);
@@ -345,26 +350,57 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
+/* "123_4" names one task: its own record once it has started, else the
+ * array's pending record while the task waits in it (Slurm shows that). */
+static json_t *pick_task(const json_t *jobs, uint32_t task)
+{
+    json_t *out = json_array(), *split = squeue_expand_arrays(jobs), *j;
+    bool waiting = false;
+    size_t i;
+    json_array_foreach(jobs, i, j)
+        if (!*jget_str(j, "array_task_str", "") && jget_int(j, "array_task_id", -1) == task)
+            json_array_append(out, j);
+    json_array_foreach(split, i, j)
+        waiting = waiting || jget_int(j, "array_task_id", -1) == task;
+    json_array_foreach(jobs, i, j)
+        if (!json_array_size(out) && waiting && *jget_str(j, "array_task_str", ""))
+            json_array_append(out, j);
+    json_decref(split);
+    return out;
+}
+
 static int show_job(const struct scontrol_opts *o, const char *id)
 {
     char path[64];
-    if (id && !cmd_parse_job_id(id)) {
+    uint32_t array_id = 0, task = 0;
+    bool one_task = id && cmd_parse_task_id(id, &array_id, &task);
+    if (id && !one_task && !cmd_parse_job_id(id)) {
         fprintf(stderr, "slurm_load_jobs error: Invalid job id specified\n");
         return 1;
     }
-    snprintf(path, sizeof path, id ? "/v1/jobs/%s" : "/v1/jobs", id ? id : "");
+    if (one_task)
+        snprintf(path, sizeof path, "/v1/jobs/%u", array_id);
+    else
+        snprintf(path, sizeof path, id ? "/v1/jobs/%s" : "/v1/jobs", id ? id : "");
     json_t *resp = fetch(path, "slurm_load_jobs");
     if (!resp)
         return 1;
     now = jget_int(resp, "now", (int64_t)time(NULL));
-    json_t *jobs = json_object_get(resp, "jobs");
-    if (json_array_size(jobs) == 0)
+    json_t *jobs = one_task ? pick_task(json_object_get(resp, "jobs"), task)
+                            : json_incref(json_object_get(resp, "jobs"));
+    int rc = 0;
+    if (one_task && json_array_size(jobs) == 0) {
+        fprintf(stderr, "slurm_load_jobs error: Invalid job id specified\n");
+        rc = 1;
+    } else if (json_array_size(jobs) == 0) {
         printf("No jobs in the system\n");
+    }
     size_t i;
     json_t *j;
     json_array_foreach(jobs, i, j) job_print(o, j);
+    json_decref(jobs);
     json_decref(resp);
-    return 0;
+    return rc;
 }
 
 /* ---- nodes ---- */
