@@ -15,10 +15,12 @@
 
 #include "cmd/client.h"
 #include "cmd/cmds.h"
+#include "cmd/cmdutil.h"
 #include "cmd/sbatch_opts.h"
 #include "common/xmalloc.h"
 
 #define PROG "sbatch"
+#define ESLURM_INVALID_PARTITION_NAME 2000   /* Slurm's code, as the controller sends it */
 
 extern char **environ;
 
@@ -147,11 +149,16 @@ static int submit(json_t *spec, json_int_t *job_id)
     json_t *resp = NULL;
     int status = client_call(PROG, "POST", "/v1/jobs", spec, &resp, err, sizeof(err));
 
-    if (status == 200)
+    if (status == 200) {
         *job_id = json_integer_value(json_object_get(resp, "job_id"));
-    else
+    } else {
+        /* Slurm 22.05's controller sends this line back ahead of the failure */
+        if (status > 0 && jget_int(resp, "code", 0) == ESLURM_INVALID_PARTITION_NAME)
+            fprintf(stderr, PROG ": error: invalid partition specified: %s\n",
+                    jget_str(spec, "partition", ""));
         fprintf(stderr, PROG ": error: Batch job submission failed: %s\n",
                 status < 0 ? err : client_error_text(resp, status));
+    }
     json_decref(resp);
     return status == 200 ? 0 : -1;
 }
