@@ -25,6 +25,7 @@
 /* Slurm's error numbers, where tools match on the text that goes with them. */
 #define ESLURM_INVALID_PARTITION_NAME 2000
 #define ESLURM_DEFAULT_PARTITION_NOT_SET 2001
+#define ESLURM_INVALID_FEATURE 2002
 #define ESLURM_INVALID_NODE_NAME 2008
 #define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
 #define ESLURM_INVALID_TIME_LIMIT 2051
@@ -291,8 +292,44 @@ static bool spec_has_script(json_t *spec)
     return true;
 }
 
+/* Whether some node has the feature (Features= "a,b"). */
+static bool feature_known(const struct conf *conf, const char *name, size_t len)
+{
+    for (size_t i = 0; i < conf->nnodes; i++) {
+        const char *f = conf->nodes[i].features;
+        while (f && *f) {
+            size_t n = strcspn(f, ",");
+            if (n == len && !strncmp(f, name, len))
+                return true;
+            f += n + (f[n] == ',');
+        }
+    }
+    return false;
+}
+
+/* Slurm refuses a constraint naming a feature no node has ("Invalid
+ * feature specification") before it asks whether the job fits; the words
+ * are what lies between the operators of "a&b|c", "[a*2&b]", "!a" (an
+ * all-digit word is a count). */
+static bool constraint_known(const struct conf *conf, const char *expr)
+{
+    const char *ops = "&|,[]()!* ";
+    while (expr && *expr) {
+        expr += strspn(expr, ops);
+        size_t n = strcspn(expr, ops);
+        if (n && strspn(expr, "0123456789") < n && !feature_known(conf, expr, n))
+            return false;
+        expr += n;
+    }
+    return true;
+}
+
 static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
 {
+    if (!constraint_known(c->conf, j->req.constraint)) {
+        fail(p, 400, ESLURM_INVALID_FEATURE, "Invalid feature specification", NULL);
+        return;
+    }
     struct sched_input in;
     sched_input_fill(c, &in);
     enum sched_reason r = sched_feasible(&in, &j->req);
