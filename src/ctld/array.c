@@ -242,6 +242,12 @@ static struct job *take_task(struct ctld *c, struct job *meta, uint32_t task)
     return meta;
 }
 
+bool array_throttled(const struct ctld *c, const struct job *j)
+{
+    return array_is_meta(j) && j->array->throttle &&
+           running_tasks(c, j->id) >= (size_t)j->array->throttle;
+}
+
 struct job *array_split(struct ctld *c, struct job *meta)
 {
     if (!array_is_meta(meta) || meta->state != JOB_PENDING)

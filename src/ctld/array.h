@@ -43,6 +43,10 @@ void array_json_add(const struct job *j, json_t *o);
 /* How many of a pending job's entries a pass may start: 1 for a plain job;
  * for a meta job its pending tasks, within the throttle, at most 1024. */
 size_t array_snap_slots(const struct ctld *c, const struct job *j);
+
+/* Whether a meta job's throttle (--array 4-15%8) holds its pending tasks:
+ * as many of its tasks run as it allows. */
+bool array_throttled(const struct ctld *c, const struct job *j);
 bool array_is_meta(const struct job *j);
 /* Splits the lowest pending task off a meta job (stored); the meta job
  * itself when it is the last. NULL when none may start now. */

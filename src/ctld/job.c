@@ -532,6 +532,8 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
     enum sched_reason w = j->state == JOB_PENDING ? job_wait_reason(c, j, ctld_now()) : SCHED_NONE;
     if (w != SCHED_NONE)
         return sched_reason_name(w);
+    if (j->state == JOB_PENDING && array_throttled(c, j))
+        return "JobArrayTaskLimit";   /* Slurm's reason; the scheduler never saw these tasks */
     if (j->state == JOB_PENDING)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
