@@ -239,22 +239,24 @@ static void add_list(char **q, const char *key, const struct strlist *l)
     free(csv);
 }
 
-/* -j items: "123", "123.batch"; the ids go to the controller, the steps
- * choose rows here. */
+/* -j items: "123", "123.batch", "123_4", "123_4.batch"; the ids (of an
+ * array for 123_4) go to the controller, tasks and steps choose rows here. */
 static int parse_jobs(struct sacct_opts *o, struct sacct_want **want, struct strlist *ids)
 {
     *want = xcalloc(o->jobs.n + 1, sizeof **want);
     for (size_t i = 0; i < o->jobs.n; i++) {
-        char *item = o->jobs.items[i], *dot = strchr(item, '.');
+        char *item = o->jobs.items[i], *dot = strchr(item, '.'), num[16];
         if (dot)
             *dot = '\0';
-        uint32_t id = cmd_parse_job_id(item);
+        uint32_t id = cmd_parse_job_id(item), task = 0;
+        bool one_task = !id && cmd_parse_task_id(item, &id, &task);
         if (!id) {
             cmd_error(PROG, "Invalid job id: %s", item);
             return -1;
         }
-        (*want)[i] = (struct sacct_want){ id, dot ? dot + 1 : NULL };
-        strlist_split(ids, item);
+        (*want)[i] = (struct sacct_want){ id, dot ? dot + 1 : NULL, one_task ? (int64_t)task : -1 };
+        snprintf(num, sizeof num, "%u", id);
+        strlist_split(ids, num);
     }
     return 0;
 }

@@ -34,6 +34,8 @@ struct sacct_row {
     uint64_t id;
     enum sacct_row_kind kind;
     int step;              /* SACCT_STEP: its id (123.0) */
+    uint64_t array_id;     /* the job's array (0: none), for -j 123 and 123_4 */
+    int64_t task;          /* its task in the array; -1 none or still pending */
 };
 
 struct sacct_ctx {
@@ -78,8 +80,9 @@ struct sacct_out {
 
 /* Step selection of -j 123.batch: which rows of a job are wanted. */
 struct sacct_want {
-    uint64_t id;
+    uint64_t id;           /* a job, or with task >= 0 the array of that task */
     const char *step;      /* NULL: the job and all its steps */
+    int64_t task;          /* -j 123_4: 4; -1 for a plain id */
 };
 
 void sacct_print_header(FILE *out, const struct sacct_out *o);

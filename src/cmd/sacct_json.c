@@ -147,7 +147,7 @@ void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x
     size_t i;
     json_array_foreach(json_object_get(answer, "jobs"), i, j) {
         struct sacct_row r = { json_object_get(j, "record"), (uint64_t)jget_int(j, "job_id", 0),
-                               SACCT_JOB, 0 };
+                               SACCT_JOB, 0, 0, -1 };
         if (json_is_object(r.rec))
             json_array_append_new(jobs, job_json(&r, x));
     }

@@ -88,7 +88,9 @@ static bool wanted(const struct sacct_want *want, size_t nwant, const struct sac
     if (!nwant)
         return true;
     for (size_t i = 0; i < nwant; i++) {
-        if (want[i].id != r->id)
+        bool job = want[i].task < 0 ? want[i].id == r->id || want[i].id == r->array_id
+                                    : want[i].id == r->array_id && want[i].task == r->task;
+        if (!job)
             continue;
         if (!want[i].step || (name && !strcmp(want[i].step, name)))
             return true;
@@ -103,7 +105,8 @@ static void print_steps(FILE *out, const struct sacct_out *o, const struct sacct
     size_t i;
     json_t *rec;
     json_array_foreach(json_object_get(job->rec, "steps"), i, rec) {
-        struct sacct_row r = { rec, job->id, SACCT_STEP, (int)jget_int(rec, "id", 0) };
+        struct sacct_row r = { rec, job->id, SACCT_STEP, (int)jget_int(rec, "id", 0),
+                               job->array_id, job->task };
         if (wanted(want, nwant, &r))
             print_row(out, o, x, &r);
     }
@@ -113,9 +116,12 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
                      const json_t *job, const struct sacct_want *want, size_t nwant)
 {
     struct sacct_row r = { json_object_get(job, "record"), (uint64_t)jget_int(job, "job_id", 0),
-                           SACCT_JOB, 0 };
+                           SACCT_JOB, 0, 0, -1 };
     if (!json_is_object(r.rec))
         return;
+    const json_t *task = json_object_get(r.rec, "array_task_id");
+    r.array_id = (uint64_t)jget_int(r.rec, "array_job_id", 0);
+    r.task = json_is_integer(task) ? json_integer_value(task) : -1;
     if (wanted(want, nwant, &r))
         print_row(out, o, x, &r);
     bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;

@@ -291,6 +291,22 @@ static void acct_in(sqlite3_str *q, const char *col, size_t n)
     sqlite3_str_appendall(q, ")");
 }
 
+/* -j ID names a job array's every task too, as in Slurm: its tasks are
+ * jobs of later ids whose record names the array. Only the ids past the
+ * smallest asked for are read for that. */
+static void acct_ids(sqlite3_str *q, size_t n)
+{
+    if (!n)
+        return;
+    sqlite3_str_appendall(q, " AND (id IN (");
+    for (size_t i = 0; i < n; i++)
+        sqlite3_str_appendall(q, i ? ", ?" : "?");
+    sqlite3_str_appendall(q, ") OR (id > ? AND json_extract(record, '$.array_job_id') IN (");
+    for (size_t i = 0; i < n; i++)
+        sqlite3_str_appendall(q, i ? ", ?" : "?");
+    sqlite3_str_appendall(q, ")))");
+}
+
 /* The time window: ?1 = start, ?2 = end. "+submit_time" keeps the planner on
  * the end_time index, which narrows a recent window far more. */
 static void acct_window(sqlite3_str *q, const struct store_acct_filter *f)
@@ -340,7 +356,7 @@ static char *acct_sql(const struct store_acct_filter *f, bool use_index)
     sqlite3_str_appendf(q, "SELECT id, record FROM jobs%s WHERE 1",
                         use_index ? " INDEXED BY jobs_end" : "");
     acct_window(q, f);   /* first: the plain "?" that follow number from 3 */
-    acct_in(q, "id", f->nids);
+    acct_ids(q, f->nids);
     acct_in(q, "uid", f->nuids);
     acct_in(q, "name", f->nnames);
     acct_in(q, "partition", f->nparts);
@@ -358,6 +374,13 @@ static void acct_bind(sqlite3_stmt *st, const struct store_acct_filter *f)
         sqlite3_bind_int64(st, k++, f->start);
         sqlite3_bind_int64(st, k++, f->end);
     }
+    uint64_t min = f->nids ? f->ids[0] : 0;
+    for (size_t i = 0; i < f->nids; i++) {
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)f->ids[i]);
+        min = f->ids[i] < min ? f->ids[i] : min;
+    }
+    if (f->nids)
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)min);
     for (size_t i = 0; i < f->nids; i++)
         sqlite3_bind_int64(st, k++, (sqlite3_int64)f->ids[i]);
     for (size_t i = 0; i < f->nuids; i++)

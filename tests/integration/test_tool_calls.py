@@ -22,6 +22,8 @@ call line on both, bytes compared:
   sacct -X --noheader --format=jobid,state%20 --job IDS: %-12s, a blank,
     %20s, a trailing blank;
   sacct -n -j IDS --format JobIDRaw,State,ExitCode -P -S T -E T;
+  sacct -j ARRAY (its tasks A_4, A_5 and the pending fold), sacct -j A_4
+    (JobIDRaw N, JobID A_4, A_4.batch);
   scancel --signal SIGUSR2 unknown id: "scancel: error: Kill job error on
     job id 99: Invalid job id specified", exit 1;
   scontrol requeue unknown / pending: "Invalid job id specified for job N",
@@ -241,6 +243,22 @@ def test_parsl_sacct_fixed_width(session_cluster, calls):
                                "--job", ",".join(map(str, ids))]).stdout
     assert out == "".join(f"{i:<12} {s:>20} \n" for i, s in
                           zip(ids, ("RUNNING", "FAILED", "PENDING"))), out
+
+
+def test_sacct_array_tasks(session_cluster, calls):
+    """-j of an array names its tasks (ID_TASK rows, the pending ones folded);
+    -j ID_4 one task, its steps as ID_4.batch"""
+    c = session_cluster
+    a = calls["array"]
+    out = c.run(["sacct", "-X", "--noheader", "--format=jobid,state%20", "--job", str(a)]).stdout
+    assert sorted(out.splitlines()) == sorted(f"{i:<12} {s:>20} " for i, s in (
+        (f"{a}_[6-9%2]", "PENDING"), (f"{a}_4", "RUNNING"), (f"{a}_5", "RUNNING"))), out
+    t4 = c.run(["squeue", "-h", "-j", f"{a}_4", "-o", "%A"]).stdout.strip()
+    out = c.run(["sacct", "-n", "-P", "-j", f"{a}_4", "--format", "JobIDRaw,JobID,State"]).stdout
+    assert out == (f"{t4}|{a}_4|RUNNING\n{t4}.batch|{a}_4.batch|RUNNING\n"
+                   f"{t4}.extern|{a}_4.extern|RUNNING\n"), out
+    out = c.run(["sacct", "-n", "-P", "-j", f"{a}_4.batch", "--format", "JobID"]).stdout
+    assert out == f"{a}_4.batch\n"
 
 
 def test_toil_sacct_exit_codes(session_cluster, calls):
