@@ -1,7 +1,8 @@
 /*
  * sacct_json: sacct --json, in the shape of Slurm's data_parser (v0.0.40):
  * {"jobs": [...], "meta": {...}, "errors": [], "warnings": []}, each job
- * with the fields herd keeps and its batch and extern steps under "steps".
+ * with the fields herd keeps and its batch, extern and srun steps under
+ * "steps".
  * Strings come from the same field code as the table, so both agree.
  */
 #include <signal.h>
@@ -73,8 +74,9 @@ static json_t *state_json(const struct sacct_row *r, const struct sacct_ctx *x)
 static json_t *step_json(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     const json_t *rec = r->rec;
-    const json_t *usage = r->kind == SACCT_BATCH ? json_object_get(rec, "usage") : NULL;
-    bool batch = r->kind == SACCT_BATCH;
+    /* the batch shell and srun's steps have their usage and exit; extern none */
+    bool batch = r->kind == SACCT_BATCH, own = batch || r->kind == SACCT_STEP;
+    const json_t *usage = own ? json_object_get(rec, "usage") : NULL;
     const json_t *a0 = json_array_get(json_object_get(rec, "allocs"), 0);
     int cpus = batch ? (int)jget_int(a0, "cpus", 0) : sacct_alloc_cpus(rec);
     uint64_t mem = batch ? (uint64_t)jget_int(a0, "mem_mb", 0) : sacct_alloc_mem(rec);
@@ -84,8 +86,8 @@ static json_t *step_json(const struct sacct_row *r, const struct sacct_ctx *x)
         "{s:{s:o, s:o}, s:o, s:o, s:{s:i, s:o}, s:{s:I, s:I, s:I, s:o, s:o, s:o}, s:{s:o}}",
         "step", "id", fv("JobID", r, x), "name", fv("JobName", r, x), "state", state_json(r, x),
         "exit_code",
-        batch ? exit_code_json((int)jget_int(rec, "exit_code", 0), (int)jget_int(rec, "exit_signal", 0))
-              : exit_code_json(0, 0),
+        own ? exit_code_json((int)jget_int(rec, "exit_code", 0), (int)jget_int(rec, "exit_signal", 0))
+            : exit_code_json(0, 0),
         "nodes", "count", nodes, "range", nl, "time", "elapsed",
         (json_int_t)sacct_elapsed(rec, x->now), "start", (json_int_t)jget_int(rec, "start_time", 0),
         "end", (json_int_t)jget_int(rec, "end_time", 0), "total", cpu_time(usage, "total_cpu_ms"),
@@ -110,6 +112,29 @@ static json_t *job_time(const struct sacct_row *r, const struct sacct_ctx *x)
                      "system", cpu_time(usage, "system_cpu_ms"));
 }
 
+/* The rows the table prints under the job: ID.batch (not for an srun or
+ * salloc allocation), ID.extern, then srun's ID.0 and on, as Slurm's
+ * data_parser lists them in the job's "steps". */
+static json_t *steps_json(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    json_t *steps = json_array();
+    const json_t *rec = r->rec;
+    if (jget_int(rec, "start_time", 0) <= 0 || sacct_alloc_nodes(rec) <= 0)
+        return steps;
+    struct sacct_row s = *r;
+    bool batch = !jget_bool(json_object_get(rec, "spec"), "allocation", false);
+    for (s.kind = batch ? SACCT_BATCH : SACCT_EXTERN; s.kind <= SACCT_EXTERN; s.kind++)
+        json_array_append_new(steps, step_json(&s, x));
+    size_t i;
+    const json_t *step;
+    json_array_foreach(json_object_get(rec, "steps"), i, step) {
+        struct sacct_row t = { step, r->id, SACCT_STEP, (int)jget_int(step, "id", 0),
+                               r->array_id, r->task };
+        json_array_append_new(steps, step_json(&t, x));
+    }
+    return steps;
+}
+
 static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     const json_t *rec = r->rec;
@@ -130,13 +155,7 @@ static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
                                   sacct_alloc_nodes(rec), sacct_gpus(rec), true)
                       : json_array(),
                   "requested", json_array()));
-    json_t *steps = json_array();
-    if (jget_int(rec, "start_time", 0) > 0 && sacct_alloc_nodes(rec) > 0) {
-        struct sacct_row s = *r;
-        for (s.kind = SACCT_BATCH; s.kind <= SACCT_EXTERN; s.kind++)
-            json_array_append_new(steps, step_json(&s, x));
-    }
-    json_object_set_new(o, "steps", steps);
+    json_object_set_new(o, "steps", steps_json(r, x));
     return o;
 }
 

@@ -39,6 +39,7 @@ exit 0); sacct shows the ID.extern step (22.05 does with PrologFlags=contain);
 GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices).
 """
 
+import json
 import os
 import re
 import time
@@ -403,3 +404,23 @@ def test_finished_job_then_invalid_id(shortage, tmp_path):
     # accounting keeps it
     out = c.run(["sacct", "-n", "-X", "-P", "-j", str(job), "--format", "JobIDRaw,State"]).stdout
     assert out == f"{job}|COMPLETED\n"
+
+
+def test_sacct_json_steps(session_cluster, workdir):
+    """sacct --json: each job's "steps" holds ID.batch, ID.extern and srun's
+    ID.0, ID.1 with their own states and exit codes, as data_parser does."""
+    c = session_cluster
+    job = c.sbatch(["--output=/dev/null", "--wrap", "srun true; srun sh -c 'exit 2'; exit 0"],
+                   cwd=workdir)
+    c.wait_state(job, "COMPLETED", timeout=60)
+    doc = json.loads(c.run(["sacct", "-j", str(job), "--json"]).stdout)
+    steps = doc["jobs"][0]["steps"]
+    got = [(s["step"]["id"], s["state"][0], s["exit_code"]["return_code"]["number"])
+           for s in steps]
+    assert got == [(f"{job}.batch", "COMPLETED", 0), (f"{job}.extern", "COMPLETED", 0),
+                   (f"{job}.0", "COMPLETED", 0), (f"{job}.1", "FAILED", 2)], got
+    assert [s["step"]["name"] for s in steps][2:] == ["true", "sh"]
+    # the table agrees
+    out = c.run(["sacct", "-n", "-P", "-j", str(job), "-o", "JobID,State,ExitCode"]).stdout
+    assert out == (f"{job}|COMPLETED|0:0\n{job}.batch|COMPLETED|0:0\n"
+                   f"{job}.extern|COMPLETED|0:0\n{job}.0|COMPLETED|0:0\n{job}.1|FAILED|2:0\n"), out
