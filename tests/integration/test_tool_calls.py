@@ -4,7 +4,7 @@ Toil), run against a herd cluster, checking what the tool parses: the bytes
 where Slurm's output is fixed (columns, separators, no header, state names,
 the trailing newline), the error lines tools match on, and exit codes.
 
-Checked against real Slurm 22.05 (tests/../shared/slurm-ref, 2026-12), same
+Checked against real Slurm 22.05 (/work/shared/slurm-ref, 2026-12), same
 call line on both, bytes compared:
   sbatch --parsable (stdin and --wrap): "ID\\n", no ";cluster" without -M;
   sbatch -p unknown: both error lines, exit 1;
@@ -36,7 +36,13 @@ call line on both, bytes compared:
 Where herd differs from 22.05 on purpose (noted at the tests): plain
 `scancel UNKNOWN` prints the Kill job error and exits 1 (22.05 is silent,
 exit 0); sacct shows the ID.extern step (22.05 does with PrologFlags=contain);
-GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices).
+GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices);
+%b and TresPerNode write "gres/gpu:1" (Slurm 23.02's form; 22.05 "gres:gpu:1").
+Differences seen and not fixed here: `scancel --signal SIG ID` reaches the
+batch shell in herd, while 22.05 signals only the job's steps without -b/-f
+(the fix lies in the node agent); squeue sorts states PD, R, CD, F where
+22.05 sorts them by name (CD, F, PD, R); sacct lists an array's pending
+record before its tasks, 22.05 after.
 """
 
 import json
