@@ -385,15 +385,15 @@ def test_sinfo_node_fields(session_cluster, calls):
 # ---- a job that has left the controller -------------------------------------
 
 @pytest.fixture(scope="module")
-def shortage(tmp_path_factory, users):
+def minjobage_cluster(tmp_path_factory, users):
     """A 1-node cluster whose finished jobs leave squeue after 3 s."""
     yield from cluster_fixture(tmp_path_factory, "minjobage",
                                ["--nodes", "1", "--cpus-per-node", "2", "--mem-per-node", "1000",
                                 "--set", "MinJobAge=3"])
 
 
-def test_finished_job_then_invalid_id(shortage, tmp_path):
-    c = shortage
+def test_finished_job_then_invalid_id(minjobage_cluster, tmp_path):
+    c = minjobage_cluster
     open_dir(tmp_path)
     job = c.sbatch(["--wrap", "true", "--output=/dev/null"], cwd=str(tmp_path))
     c.wait_state(job, "COMPLETED")
