@@ -21,6 +21,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
+#include "common/taskset.h"
 #include "common/xmalloc.h"
 
 #define PROG SCONTROL_PROG
@@ -350,22 +351,29 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
+/* Whether a pending record's tasks ("4-15%8") hold task. */
+static bool task_waits(const char *tasks, uint32_t task)
+{
+    char err[128];
+    int throttle;
+    struct taskset *t = *tasks ? taskset_parse(tasks, &throttle, err, sizeof err) : NULL;
+    bool has = t && taskset_has(t, task);
+    taskset_free(t);
+    return has;
+}
+
 /* "123_4" names one task: its own record once it has started, else the
  * array's pending record while the task waits in it (Slurm shows that). */
 static json_t *pick_task(const json_t *jobs, uint32_t task)
 {
-    json_t *out = json_array(), *split = squeue_expand_arrays(jobs), *j;
-    bool waiting = false;
+    json_t *out = json_array(), *j;
     size_t i;
     json_array_foreach(jobs, i, j)
         if (!*jget_str(j, "array_task_str", "") && jget_int(j, "array_task_id", -1) == task)
             json_array_append(out, j);
-    json_array_foreach(split, i, j)
-        waiting = waiting || jget_int(j, "array_task_id", -1) == task;
     json_array_foreach(jobs, i, j)
-        if (!json_array_size(out) && waiting && *jget_str(j, "array_task_str", ""))
+        if (!json_array_size(out) && task_waits(jget_str(j, "array_task_str", ""), task))
             json_array_append(out, j);
-    json_decref(split);
     return out;
 }
 

@@ -5,56 +5,30 @@
  * record becomes its first task, the others are added at the end (squeue
  * sorts them afterwards).
  */
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 #include "cmd/squeue.h"
+#include "common/taskset.h"
 #include "common/xmalloc.h"
-
-struct span {
-    long first, last, step;
-};
-
-/* One "A", "A-B" or "A-B:S" item; false when it is not one. */
-static bool parse_item(const char *item, struct span *sp)
-{
-    char *end;
-    sp->first = strtol(item, &end, 10);
-    sp->last = sp->first;
-    sp->step = 1;
-    if (end == item || sp->first < 0)
-        return false;
-    if (*end == '-')
-        sp->last = strtol(end + 1, &end, 10);
-    if (*end == ':')
-        sp->step = strtol(end + 1, &end, 10);
-    return (!*end || *end == '%') && sp->last >= sp->first && sp->step > 0;
-}
 
 static void expand_job(struct sq_rows *jobs, size_t at, const char *tasks)
 {
-    struct strlist items = {0};
-    strlist_split(&items, tasks);
-    struct span *sp = xcalloc(items.n + 1, sizeof *sp);
-    bool ok = items.n > 0;
-    for (size_t i = 0; ok && i < items.n; i++)
-        ok = parse_item(items.items[i], &sp[i]);
-    /* what Slurm would not send (ok false): the record stays as it came */
+    char err[128];
+    int throttle;
+    struct taskset *set = taskset_parse(tasks, &throttle, err, sizeof err);
+    /* what Slurm would not send (set NULL): the record stays as it came */
     struct sq_row base = jobs->rows[at];
     base.v[SQ_ARRAY_TASK_STR] = NULL;
-    for (size_t i = 0, first = 1; ok && i < items.n; i++)
-        for (long t = sp[i].first; t <= sp[i].last; t += sp[i].step) {
-            char *id = xasprintf("%ld", t);
-            if (first) {   /* the record itself becomes the first task */
-                jobs->rows[at] = base;
-                sq_rows_set(jobs, at, SQ_ARRAY_TASK_ID, id);
-                first = 0;
-            } else
-                sq_rows_add(jobs, &base, SQ_ARRAY_TASK_ID, id);
-        }
-    free(sp);
-    strlist_clear(&items);
+    for (int64_t t = set ? taskset_first(set) : -1; t >= 0; t = taskset_next(set, (uint32_t)t + 1)) {
+        char *id = xasprintf("%lld", (long long)t);
+        if (t == taskset_first(set)) {   /* the record itself becomes the first task */
+            jobs->rows[at] = base;
+            sq_rows_set(jobs, at, SQ_ARRAY_TASK_ID, id);
+        } else
+            sq_rows_add(jobs, &base, SQ_ARRAY_TASK_ID, id);
+    }
+    taskset_free(set);
 }
 
 void squeue_expand_arrays(struct sq_rows *jobs)
@@ -66,18 +40,14 @@ void squeue_expand_arrays(struct sq_rows *jobs)
     }
 }
 
-/* Whether task t is one of the items of a pending record's tasks. */
-static bool has_task(const char *tasks, long t)
+/* Whether task t is one of a pending record's tasks ("4-15%8"). */
+static bool has_task(const char *tasks, uint32_t t)
 {
-    struct strlist items = {0};
-    strlist_split(&items, tasks);
-    bool hit = false;
-    for (size_t i = 0; !hit && i < items.n; i++) {
-        struct span sp;
-        hit = parse_item(items.items[i], &sp) && t >= sp.first && t <= sp.last &&
-              (t - sp.first) % sp.step == 0;
-    }
-    strlist_clear(&items);
+    char err[128];
+    int throttle;
+    struct taskset *set = taskset_parse(tasks, &throttle, err, sizeof err);
+    bool hit = set && taskset_has(set, t);
+    taskset_free(set);
     return hit;
 }
 

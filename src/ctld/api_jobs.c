@@ -148,28 +148,32 @@ void api_list(struct http_req *r)
     free(format);
     struct evbuffer *buf = evbuffer_new();
     size_t matched = 0;
+    /* one job outside any array (squeue -j ID): found, not searched for */
+    struct job *one = f.ids && !strchr(f.ids, ',') ? job_find(c, strtoull(f.ids, NULL, 10)) : NULL;
+    struct job **list = one && !one->array_job_id ? &one : c->jobs;
+    size_t nlist = list == &one ? 1 : c->njobs;
     if (tsv) {
         job_list_tsv_head(buf, keys, ctld_now());
-        for (size_t i = 0; i < c->njobs; i++)
-            if (filter_match(&f, c->jobs[i])) {
-                job_list_write_tsv(buf, c, c->jobs[i], keys);
+        for (size_t i = 0; i < nlist; i++)
+            if (filter_match(&f, list[i])) {
+                job_list_write_tsv(buf, c, list[i], keys);
                 matched++;
             }
     } else
         evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
     bool first = true;
-    for (size_t i = 0; !tsv && i < c->njobs; i++) {
-        if (!filter_match(&f, c->jobs[i]))
+    for (size_t i = 0; !tsv && i < nlist; i++) {
+        if (!filter_match(&f, list[i]))
             continue;
         if (!first)
             evbuffer_add(buf, ",", 1);
         first = false;
         matched++;
         if (keys) {
-            job_list_write(buf, c, c->jobs[i], keys);
+            job_list_write(buf, c, list[i], keys);
             continue;
         }
-        json_t *o = job_to_json(c, c->jobs[i]);
+        json_t *o = job_to_json(c, list[i]);
         char *text = json_dumps(o, JSON_COMPACT);
         json_decref(o);
         evbuffer_add(buf, text, strlen(text));
