@@ -123,11 +123,15 @@ static bool filter_match(const struct job_filter *f, const struct job *j)
     char num[24];
     if (f->states && !in_list(f->states, job_state_name(j->state)))
         return false;
-    snprintf(num, sizeof num, "%u", (unsigned)j->uid);
-    if (f->users && !in_list(f->users, num))
-        return false;
+    if (f->users) {
+        snprintf(num, sizeof num, "%u", (unsigned)j->uid);
+        if (!in_list(f->users, num))
+            return false;
+    }
+    if (!f->ids)
+        return true;
     snprintf(num, sizeof num, "%llu", (unsigned long long)j->id);
-    if (!f->ids || in_list(f->ids, num))
+    if (in_list(f->ids, num))
         return true;
     /* an array's id names its every task, as in Slurm */
     snprintf(num, sizeof num, "%llu", (unsigned long long)j->array_job_id);
