@@ -25,7 +25,8 @@ struct scancel_opts {
     const char *user, *name, *partition, *state;
     uid_t uid;
     int signal;                /* 0: cancel */
-    bool batch;                /* -b: the signal goes to the batch shell only (-f: all) */
+    bool batch;                /* -b: a signal goes to the batch shell only */
+    bool full;                 /* -f: to the batch shell and the steps; else the steps only */
     int verbose;
 };
 
@@ -89,8 +90,8 @@ static int scancel_option(struct scancel_opts *o, int c)
 {
     static char me[24];
     switch (c) {
-    case 'b': o->batch = true; return 0;
-    case 'f': o->batch = false; return 0;
+    case 'b': o->batch = true; o->full = false; return 0;
+    case 'f': o->full = true; o->batch = false; return 0;
     case 'v': o->verbose++; return 0;
     case 'n': o->name = optarg; return 0;
     case 'p': o->partition = optarg; return 0;
@@ -209,6 +210,8 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
         json_object_set_new(body, "signal", json_integer(o->signal));
     if (o->signal && o->batch)
         json_object_set_new(body, "batch", json_true());
+    if (o->signal && o->full)
+        json_object_set_new(body, "full", json_true());
     if (o->verbose && o->signal)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
     else if (o->verbose)

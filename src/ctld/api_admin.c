@@ -135,7 +135,7 @@ void api_job_requeue(struct http_req *r)
     }
     if (!j->requeue_pending) {
         j->requeue_pending = true;
-        launch_signal(c, j, SIGTERM, true, false);
+        launch_signal(c, j, SIGTERM, true, SIG_FULL);
     }
     job_save(c, j);
     store_after_commit(c->store, answer_ok, r);
@@ -318,7 +318,7 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
         struct job *j = c->jobs[i];
         for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++)
             if (j->allocs[k].node == idx) {
-                launch_signal(c, j, SIGKILL, true, false);
+                launch_signal(c, j, SIGKILL, true, SIG_FULL);
                 break;
             }
     }

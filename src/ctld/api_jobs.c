@@ -278,8 +278,7 @@ void api_cancel(struct http_req *r)
         j->cancel_sent = true;
         j->cancelled_by = r->who.uid;
     }
-    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv,
-                  json_is_true(json_object_get(r->body, "batch")));
+    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv, sig_to_of(r->body));
     http_reply(r, 200, NULL);
 }
 

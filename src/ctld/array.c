@@ -264,7 +264,7 @@ struct cancel {
     struct ctld *c;
     uid_t by;
     int sig;          /* 0: cancel */
-    bool batch;
+    enum sig_to to;
     size_t hit;       /* jobs or pending tasks named */
     size_t acted;     /* of them, not finished already */
 };
@@ -284,7 +284,7 @@ static void cancel_job(struct cancel *x, struct job *j)
         j->cancel_sent = true;
         j->cancelled_by = x->by;
     }
-    launch_signal(x->c, j, x->sig ? x->sig : SIGTERM, !x->sig, x->batch);
+    launch_signal(x->c, j, x->sig ? x->sig : SIGTERM, !x->sig, x->to);
 }
 
 static void cancel_all(struct cancel *x, uint64_t array_id)
@@ -378,7 +378,7 @@ bool array_cancel_request(struct http_req *r)
         return false;   /* a plain job, or one task by its own id */
     json_t *sigv = json_object_get(r->body, "signal");
     struct cancel x = { c, r->who.uid, json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0,
-                        json_is_true(json_object_get(r->body, "batch")), 0, 0 };
+                        sig_to_of(r->body), 0, 0 };
     if (bad || !meta || !meta->array || meta->array_job_id != meta->id)
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
     else if (r->who.uid != 0 && r->who.uid != meta->uid)

@@ -223,7 +223,11 @@ void sched_input_free(struct sched_input *in);
 /* launch.c */
 void launch_job(struct ctld *c, struct job *j);
 /* batch: the batch shell alone (scancel -b), not every process of the job */
-void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch);
+/* Who a signal (not a cancel) reaches, as scancel's -b/-f say: by default
+ * the job's steps only, as Slurm 22.05; -b the batch shell; -f both. */
+enum sig_to { SIG_STEPS, SIG_BATCH, SIG_FULL };
+enum sig_to sig_to_of(json_t *body);   /* {"batch": true} or {"full": true} */
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, enum sig_to to);
 /* A running job's new time limit, to its batch node's agent. */
 void launch_time_limit(struct ctld *c, struct job *j);
 

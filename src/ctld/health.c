@@ -36,7 +36,7 @@ static void check_allocations(struct ctld *c, int64_t now)
         if (j->alloc_only && j->state == JOB_RUNNING && j->time_limit >= 0 &&
             now >= j->start_time + j->time_limit * 60) {
             log_info("job %llu: allocation reached its time limit", (unsigned long long)j->id);
-            step_signal_all(c, j, SIGKILL);
+            step_signal_all(c, j, SIGKILL, SIZE_MAX);
             job_end(c, j, JOB_TIMEOUT, 0, 0, now);
         }
     }

@@ -131,17 +131,32 @@ static void signal_done(int status, json_t *body, void *arg)
     free(x);
 }
 
-void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, bool batch)
+enum sig_to sig_to_of(json_t *body)
+{
+    return json_is_true(json_object_get(body, "batch"))  ? SIG_BATCH
+         : json_is_true(json_object_get(body, "full")) ? SIG_FULL
+                                                        : SIG_STEPS;
+}
+
+void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, enum sig_to to)
 {
     if (j->alloc_only) {   /* no batch shell: its steps' tasks, and a cancel ends it here */
-        step_signal_all(c, j, cancel ? SIGKILL : sig);
+        step_signal_all(c, j, cancel ? SIGKILL : sig, SIZE_MAX);
         if (cancel)
             job_end(c, j, JOB_CANCELLED, 0, 0, 0);
         return;
     }
+    if (!cancel && to == SIG_STEPS) {
+        step_signal_all(c, j, sig, SIZE_MAX);
+        return;
+    }
+    /* -f: the batch node's signal reaches every process of the job there
+     * (its cgroup holds the steps' tasks too); the other nodes' steps here */
+    if (!cancel && to == SIG_FULL)
+        step_signal_all(c, j, sig, j->allocs[0].node);
     const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
     json_t *body = json_pack("{s:I, s:i, s:b, s:b}", "job_id", (json_int_t)j->id, "signal", sig,
-                             "cancel", cancel, "batch", batch);
+                             "cancel", cancel, "batch", to == SIG_BATCH);
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
               RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
 }

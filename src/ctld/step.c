@@ -335,10 +335,12 @@ static void signal_done(int status, json_t *body, void *arg)
     (void)arg;
 }
 
-void step_signal_all(struct ctld *c, const struct job *j, int sig)
+void step_signal_all(struct ctld *c, const struct job *j, int sig, size_t skip_node)
 {
     for (const struct job_step *s = j->steps; s; s = s->next)
-        for (size_t i = 0; i < s->nnodes; i++) {
+        for (size_t i = 0; !s->ended && i < s->nnodes; i++) {
+            if (j->allocs[s->alloc[i]].node == skip_node)
+                continue;
             const struct conf_node *cn = &c->conf->nodes[j->allocs[s->alloc[i]].node];
             json_t *b = json_pack("{s:I, s:i, s:i}", "job_id", (json_int_t)j->id, "step_id",
                                   s->id, "signal", sig);
@@ -362,7 +364,7 @@ void api_alloc_complete(struct http_req *r)
         http_reply_error(r, 400, 0, "Invalid exit code");
     else if (job_runs(r, j)) {
         int rc = (int)json_integer_value(code);
-        step_signal_all(c, j, SIGKILL);
+        step_signal_all(c, j, SIGKILL, SIZE_MAX);
         job_end(c, j, rc ? JOB_FAILED : JOB_COMPLETED, rc, 0, 0);
         http_reply(r, 200, NULL);
     }

@@ -51,8 +51,9 @@ void step_records_close(struct job *j);
  * word on how the step ended, for accounting. */
 void api_step_complete(struct http_req *r);
 
-/* sig to every task of every step of j, through the node agents. */
-void step_signal_all(struct ctld *c, const struct job *j, int sig);
+/* sig to every task of every running step of j, through the node agents,
+ * but those on node skip_node (SIZE_MAX: none). */
+void step_signal_all(struct ctld *c, const struct job *j, int sig, size_t skip_node);
 
 /* POST /v1/jobs/{id}/complete {"exit_code"}: the owner of an allocation
  * (srun, salloc) ends it: COMPLETED, or FAILED with a non-zero code. */

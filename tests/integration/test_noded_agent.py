@@ -285,7 +285,7 @@ sleep 60
 """)
     nc.wait_state(job, "RUNNING")
     wait_file(ready)
-    nc.run(["scancel", "--signal=USR2", str(job)])
+    nc.run(["scancel", "-f", "--signal=USR2", str(job)])   # -f: every process of the job
     assert wait_file(gc, timeout=15) == "usr2"
     nc.run(["scancel", str(job)])
     nc.wait_state(job, "CANCELLED")

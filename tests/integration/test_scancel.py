@@ -50,7 +50,7 @@ while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done
     job = cluster.sbatch([], cwd=workdir, script=script)
     cluster.wait_state(job, "RUNNING")
     wait_file(ready)
-    cluster.run(["scancel", "--signal=USR1", str(job)])
+    cluster.run(["scancel", "-b", "--signal=USR1", str(job)])   # -b: the batch shell
     assert wait_file(marker, timeout=15) == "usr1\n"
     # The script chose to exit 0 on the signal: the job was signalled, not cancelled.
     cluster.wait_state(job, "COMPLETED", timeout=20)

@@ -38,9 +38,8 @@ Where herd differs from 22.05 on purpose (noted at the tests): plain
 exit 0); sacct shows the ID.extern step (22.05 does with PrologFlags=contain);
 GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices);
 %b and TresPerNode write "gres/gpu:1" (Slurm 23.02's form; 22.05 "gres:gpu:1").
-Differences seen and not fixed here: `scancel --signal SIG ID` reaches the
-batch shell in herd, while 22.05 signals only the job's steps without -b/-f
-(the fix lies in the node agent); squeue sorts states PD, R, CD, F where
+`scancel --signal SIG ID` signals the job's steps only, not the batch shell,
+as 22.05 does without -b/-f. Differences seen and not fixed here: squeue sorts states PD, R, CD, F where
 22.05 sorts them by name (CD, F, PD, R); sacct lists an array's pending
 record before its tasks, 22.05 after.
 """
@@ -291,16 +290,20 @@ def test_scancel_errors(session_cluster):
 
 
 def test_scancel_signal_then_cancel(session_cluster, workdir):
+    # As 22.05: without -b/-f the signal reaches the job's steps (where
+    # submitit runs its Python), not the batch shell.
     c = session_cluster
-    marker = os.path.join(workdir, "usr2")
-    job = c.sbatch([], cwd=workdir, script=f"#!/bin/sh\ntrap 'echo usr2 >> {marker}' USR2\n"
-                   f"echo ready > {workdir}/ready\n"
-                   "i=0; while [ $i -lt 600 ]; do sleep 0.1; i=$((i+1)); done\n")
+    marker, shell = os.path.join(workdir, "usr2"), os.path.join(workdir, "shell-usr2")
+    loop = "i=0; while [ \\$i -lt 600 ]; do sleep 0.1; i=\\$((i+1)); done"   # the step's $i
+    job = c.sbatch([], cwd=workdir, script=f"#!/bin/sh\ntrap 'echo usr2 >> {shell}' USR2\n"
+                   f"srun sh -c \"trap 'echo usr2 >> {marker}' USR2; "
+                   f"echo ready > {workdir}/ready; {loop}\"\n")
     c.wait_state(job, "RUNNING")
     wait_file(os.path.join(workdir, "ready"))
     cp = c.run(["scancel", str(job), "--signal", "SIGUSR2"])
     assert (cp.stdout, cp.stderr) == ("", "")
     assert wait_file(marker, timeout=15) == "usr2\n"
+    assert not os.path.exists(shell)
     assert c.state(job) == "RUNNING"
     cp = c.run(["scancel", str(job)])
     assert (cp.stdout, cp.stderr) == ("", "")
