@@ -7,35 +7,34 @@ struct jobstate {
     const char *name;
     const char *code;
     bool active;
-    int order;
 };
 
 /* In Slurm's enum order; the flag states after the base ones. */
 static const struct jobstate jobstates[] = {
-    {"PENDING", "PD", true, 0},
-    {"RUNNING", "R", true, 1},
-    {"SUSPENDED", "S", true, 2},
-    {"COMPLETED", "CD", false, 3},
-    {"CANCELLED", "CA", false, 4},
-    {"FAILED", "F", false, 5},
-    {"TIMEOUT", "TO", false, 6},
-    {"NODE_FAIL", "NF", false, 7},
-    {"PREEMPTED", "PR", false, 8},
-    {"BOOT_FAIL", "BF", false, 9},
-    {"DEADLINE", "DL", false, 10},
-    {"OUT_OF_MEMORY", "OOM", false, 11},
-    {"COMPLETING", "CG", true, 12},
-    {"CONFIGURING", "CF", true, 13},
-    {"RESIZING", "RS", true, 14},
-    {"RESV_DEL_HOLD", "RD", true, 15},
-    {"REQUEUED", "RQ", true, 16},
-    {"REQUEUE_FED", "RF", true, 17},
-    {"REQUEUE_HOLD", "RH", true, 18},
-    {"REVOKED", "RV", false, 19},
-    {"SIGNALING", "SI", true, 20},
-    {"SPECIAL_EXIT", "SE", false, 21},
-    {"STAGE_OUT", "SO", true, 22},
-    {"STOPPED", "ST", true, 23},
+    {"PENDING", "PD", true},
+    {"RUNNING", "R", true},
+    {"SUSPENDED", "S", true},
+    {"COMPLETED", "CD", false},
+    {"CANCELLED", "CA", false},
+    {"FAILED", "F", false},
+    {"TIMEOUT", "TO", false},
+    {"NODE_FAIL", "NF", false},
+    {"PREEMPTED", "PR", false},
+    {"BOOT_FAIL", "BF", false},
+    {"DEADLINE", "DL", false},
+    {"OUT_OF_MEMORY", "OOM", false},
+    {"COMPLETING", "CG", true},
+    {"CONFIGURING", "CF", true},
+    {"RESIZING", "RS", true},
+    {"RESV_DEL_HOLD", "RD", true},
+    {"REQUEUED", "RQ", true},
+    {"REQUEUE_FED", "RF", true},
+    {"REQUEUE_HOLD", "RH", true},
+    {"REVOKED", "RV", false},
+    {"SIGNALING", "SI", true},
+    {"SPECIAL_EXIT", "SE", false},
+    {"STAGE_OUT", "SO", true},
+    {"STOPPED", "ST", true},
 };
 
 #define NSTATES (sizeof jobstates / sizeof jobstates[0])
@@ -66,12 +65,6 @@ bool jobstate_is_active(const char *state)
 {
     const struct jobstate *s = jobstate_find(state);
     return s && s->active;
-}
-
-int jobstate_order(const char *state)
-{
-    const struct jobstate *s = jobstate_find(state);
-    return s ? s->order : (int)NSTATES;
 }
 
 const char *jobstate_all_names(void)

@@ -18,9 +18,6 @@ const char *jobstate_parse(const char *name);
 /* Not finished: what squeue lists without -t. */
 bool jobstate_is_active(const char *state);
 
-/* Slurm's enum order (PENDING first), the key of squeue's "t" sort. */
-int jobstate_order(const char *state);
-
 /* All long names, lower case, comma-separated (Slurm's error text). */
 const char *jobstate_all_names(void);
 

@@ -85,7 +85,7 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
 struct sort_item {
     const struct sq_row *job;
     const char *partition;
-    int state;
+    const char *state;
     int64_t priority, id, task, start;
 };
 
@@ -93,7 +93,7 @@ static struct sort_item sort_item(const struct sq_row *j)
 {
     int64_t t = sq_int(j, SQ_START_ESTIMATE, -1);
     return (struct sort_item){ .job = j, .partition = sq_str(j, SQ_PARTITION, ""),
-                               .state = jobstate_order(sq_str(j, SQ_STATE, "")),
+                               .state = sq_str(j, SQ_STATE, ""),
                                .priority = sq_int(j, SQ_PRIORITY, 0),
                                .id = sq_int(j, SQ_JOB_ID, 0),
                                .task = sq_int(j, SQ_ARRAY_TASK_ID, 0),
@@ -108,8 +108,8 @@ static int squeue_cmp(const void *a, const void *b)
     int c = strcmp(x->partition, y->partition);
     if (c)
         return c;
-    if (x->state != y->state)
-        return x->state - y->state;
+    if ((c = strcmp(x->state, y->state)))   /* as Slurm 22.05: by the state's name */
+        return c;
     if (x->priority != y->priority)
         return x->priority > y->priority ? -1 : 1;
     if (x->id != y->id)

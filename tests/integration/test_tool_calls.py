@@ -39,8 +39,8 @@ exit 0); sacct shows the ID.extern step (22.05 does with PrologFlags=contain);
 GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices);
 %b and TresPerNode write "gres/gpu:1" (Slurm 23.02's form; 22.05 "gres:gpu:1").
 `scancel --signal SIG ID` signals the job's steps only, not the batch shell,
-as 22.05 does without -b/-f. Differences seen and not fixed here: squeue sorts states PD, R, CD, F where
-22.05 sorts them by name (CD, F, PD, R); sacct lists an array's pending
+as 22.05 does without -b/-f; squeue sorts states by name (CD, F, PD, R) as
+22.05 does. Differences seen and not fixed here: sacct lists an array's pending
 record before its tasks, 22.05 after.
 """
 
