@@ -559,58 +559,50 @@ void step_launch(struct http_req *r)
 
 void step_signal(struct http_req *r)
 {
-    struct agent *a = r->ctx;
     json_t *sig = json_object_get(r->body, "signal");
-    int64_t job = json_integer_value(json_object_get(r->body, "job_id"));
-    int64_t step = json_integer_value(json_object_get(r->body, "step_id"));
     if (!json_is_integer(sig) || json_integer_value(sig) <= 0 || json_integer_value(sig) >= NSIG) {
         http_reply_error(r, 400, SLURM_ERROR_CODE, "Invalid signal");
         return;
     }
+    struct astep *st = step_of_request(r);
+    if (st) {
+        kill_tasks(st, (int)json_integer_value(sig));
+        http_reply(r, 200, NULL);
+    }
+}
+
+struct astep *step_of_request(struct http_req *r)
+{
+    struct agent *a = r->ctx;
+    int64_t job = json_integer_value(json_object_get(r->body, "job_id"));
+    int64_t step = json_integer_value(json_object_get(r->body, "step_id"));
     for (struct astep *st = a->steps; st; st = st->next) {
         if (st->job_id != job || st->step_id != step || !st->layout)
             continue;
-        if (r->who.uid != 0 && r->who.uid != st->uid) {
-            http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-            return;
-        }
-        kill_tasks(st, (int)json_integer_value(sig));
-        http_reply(r, 200, NULL);
-        return;
+        if (r->who.uid == 0 || r->who.uid == st->uid)
+            return st;
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
+        return NULL;
     }
     http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
-}
-
-struct astep *step_find(struct agent *a, int64_t job, int64_t step)
-{
-    for (struct astep *st = a->steps; st; st = st->next)
-        if (st->job_id == job && st->step_id == step && st->layout)
-            return st;
     return NULL;
 }
 
 void step_pmi_fence(struct http_req *r)
 {
-    struct agent *a = r->ctx;
     json_t *kvs = json_object_get(r->body, "kvs");
-    int64_t job = json_integer_value(json_object_get(r->body, "job_id"));
-    int64_t step = json_integer_value(json_object_get(r->body, "step_id"));
     if (!json_is_object(kvs)) {
         http_reply_error(r, 400, SLURM_ERROR_CODE, "PMI fence needs job_id, step_id and kvs");
         return;
     }
-    for (struct astep *st = a->steps; st; st = st->next) {
-        if (st->job_id != job || st->step_id != step || !st->pmi)
-            continue;
-        if (r->who.uid != 0 && r->who.uid != st->uid) {
-            http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-            return;
-        }
+    struct astep *st = step_of_request(r);
+    if (st && !st->pmi)
+        http_reply_error(r, 404, SLURM_ERROR_CODE, "Step %lld.%d has no PMI here",
+                         (long long)st->job_id, st->step_id);
+    else if (st) {
         pmi_fence_in(st->pmi, kvs);
         http_reply(r, 200, NULL);
-        return;
     }
-    http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
 }
 
 bool step_reaped(struct agent *a, pid_t pid, int status)

@@ -67,6 +67,8 @@ void stdin_task_close(struct task *t);    /* the task ended, or the step is free
 /* The step is being freed: a held stdin request is answered. */
 void stdin_step_free(struct astep *st);
 
-struct astep *step_find(struct agent *a, int64_t job, int64_t step);
+/* The started step the request's "job_id" and "step_id" name, when the
+ * caller is its user or root; NULL once answered 404 or 403. */
+struct astep *step_of_request(struct http_req *r);
 
 #endif

@@ -23,7 +23,6 @@
 #include "noded/step_int.h"
 
 #define SLURM_ERROR_CODE 1
-#define ESLURM_ACCESS_DENIED 2002
 #define HOLD_BYTES (1 << 20)   /* unread by a task: srun's next chunk waits */
 
 static bool wanted(const struct task *t, json_t *req)
@@ -135,7 +134,6 @@ static struct astep *stdin_step(struct http_req *r, const unsigned char **data, 
                                 unsigned char **owned)
 {
     json_t *b = r->body, *d = json_object_get(b, "data");
-    struct agent *a = r->ctx;
     *owned = NULL;
     if (!json_is_integer(json_object_get(b, "job_id")) ||
         !json_is_integer(json_object_get(b, "step_id")) || (d && !json_is_string(d)) ||
@@ -146,18 +144,14 @@ static struct astep *stdin_step(struct http_req *r, const unsigned char **data, 
     *data = *owned;
     if (!d)
         *len = 0;
-    struct astep *st = step_find(a, json_integer_value(json_object_get(b, "job_id")),
-                                 json_integer_value(json_object_get(b, "step_id")));
-    if (!st)
-        http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
-    else if (r->who.uid != 0 && r->who.uid != st->uid)
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-    else if (st->in_req)
+    struct astep *st = step_of_request(r);
+    if (st && st->in_req) {
         http_reply_error(r, 409, SLURM_ERROR_CODE, "stdin of the step is still being written");
-    else
-        return st;
-    free(*owned);
-    return NULL;
+        st = NULL;
+    }
+    if (!st)
+        xfree(*owned);
+    return st;
 }
 
 void step_stdin(struct http_req *r)
