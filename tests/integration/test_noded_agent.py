@@ -121,9 +121,9 @@ echo done > {done}
 def test_cancel_kills_setsid_grandchild(nc, wd):
     gc = os.path.join(wd, "gc.pid")
     job = nc.sbatch([], cwd=wd, script=f"""#!/bin/sh
-setsid sh -c 'echo $$ > {gc}; exec sleep 300' &
-( sleep 301 & ) &
-sleep 300
+setsid sh -c 'echo $$ > {gc}; exec sleep 317' &
+( sleep 318 & ) &
+sleep 317
 """)
     nc.wait_state(job, "RUNNING")
     pid = int(wait_file(gc))
@@ -131,7 +131,8 @@ sleep 300
     nc.run(["scancel", str(job)])
     nc.wait_state(job, "CANCELLED")
     wait_for(lambda: not pid_alive(pid), 10, f"setsid grandchild {pid} to be killed")
-    left = subprocess.run(["pgrep", "-f", "sleep 30[01]"], capture_output=True, text=True)
+    # durations no other test uses: other tests' "sleep 300" jobs may still be ending
+    left = subprocess.run(["pgrep", "-af", "sleep 31[78]"], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left: {left.stdout}"
 
 
