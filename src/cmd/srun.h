@@ -16,6 +16,8 @@
 
 #include <jansson.h>
 
+#include "common/http.h"
+
 struct event_base;
 
 struct srun_opts {
@@ -77,6 +79,10 @@ void srun_stream_chunk(const char *data, size_t len, void *arg);   /* arg: srun_
 void srun_flush_lines(struct srun *s);
 /* Every task was launched and reported, or a stream broke off. */
 bool srun_all_reported(const struct srun *s);
+/* POST path to node n of the step with body (stolen) and the step's
+ * job_id and step_id; counted in s->calls, which done must take back. */
+void srun_node_call(struct srun_node *n, const char *path, json_t *body, int timeout_s,
+                    http_done done, void *arg);
 /* -K and the signals srun passes on: to every node of the step. */
 void srun_signal_tasks(struct srun *s, int sig);
 /* srun_stdin.c: our stdin to the tasks --input names, from once every

@@ -200,16 +200,21 @@ static void signal_sent(int status, json_t *body, void *arg)
     srun_maybe_exit(s);
 }
 
+void srun_node_call(struct srun_node *n, const char *path, json_t *body, int timeout_s,
+                    http_done done, void *arg)
+{
+    struct srun *s = n->run;
+    json_object_set_new(body, "job_id", json_integer(s->job_id));
+    json_object_set_new(body, "step_id", json_integer(s->step_id));
+    s->calls++;
+    http_call(s->base, s->munge_socket, n->addr, n->port, "POST", path, body, timeout_s, done,
+              arg);
+}
+
 void srun_signal_tasks(struct srun *s, int sig)
 {
-    for (size_t i = 0; i < s->nnodes; i++) {
-        struct srun_node *n = &s->nodes[i];
-        if (n->done)
-            continue;
-        json_t *b = json_pack("{s:I, s:i, s:i}", "job_id", (json_int_t)s->job_id, "step_id",
-                              s->step_id, "signal", sig);
-        s->calls++;
-        http_call(s->base, s->munge_socket, n->addr, n->port, "POST", "/v1/steps/signal", b, 10,
-                  signal_sent, s);
-    }
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (!s->nodes[i].done)
+            srun_node_call(&s->nodes[i], "/v1/steps/signal", json_pack("{s:i}", "signal", sig),
+                           10, signal_sent, s);
 }

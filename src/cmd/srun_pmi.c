@@ -39,16 +39,10 @@ static void fence_release(struct srun *s)
             json_decref(s->nodes[i].fence);
             s->nodes[i].fence = NULL;
         }
-    for (size_t i = 0; i < s->nnodes; i++) {
-        struct srun_node *n = &s->nodes[i];
-        if (n->done)
-            continue;
-        json_t *b = json_pack("{s:I, s:i, s:O}", "job_id", (json_int_t)s->job_id, "step_id",
-                              s->step_id, "kvs", all);
-        s->calls++;
-        http_call(s->base, s->munge_socket, n->addr, n->port, "POST", "/v1/steps/pmi", b,
-                  FENCE_CALL_TIMEOUT_S, fence_sent, s);
-    }
+    for (size_t i = 0; i < s->nnodes; i++)
+        if (!s->nodes[i].done)
+            srun_node_call(&s->nodes[i], "/v1/steps/pmi", json_pack("{s:O}", "kvs", all),
+                           FENCE_CALL_TIMEOUT_S, fence_sent, s);
     json_decref(all);
 }
 

@@ -63,14 +63,11 @@ static void send_chunk(struct srun_stdin *in, const char *data, size_t len, bool
         struct srun_node *n = &s->nodes[i];
         if (n->done || !targets(s, n))
             continue;
-        json_t *b = json_pack("{s:I, s:i, s:s, s:b}", "job_id", (json_int_t)s->job_id, "step_id",
-                              s->step_id, "data", b64, "eof", eof);
+        json_t *b = json_pack("{s:s, s:b}", "data", b64, "eof", eof);
         if (size)
             json_object_set(b, "pty", size);
         in->calls++;
-        s->calls++;
-        http_call(s->base, s->munge_socket, n->addr, n->port, "POST", "/v1/steps/stdin", b,
-                  STDIN_CALL_TIMEOUT_S, chunk_sent, in);
+        srun_node_call(n, "/v1/steps/stdin", b, STDIN_CALL_TIMEOUT_S, chunk_sent, in);
     }
     free(b64);
     json_decref(size);
