@@ -7,6 +7,7 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 /* Bodies above this are refused before they are read: a job script and its
  * environment fit easily, and a peer cannot make us buffer gigabytes. */
 #define HTTP_MAX_BODY   (16 * 1024 * 1024)
+#define HTTP_TRIM_BODY  (256 * 1024)   /* bodies from this size give their memory back */
 #define HTTP_MAX_HEADER (64 * 1024)
 #define HTTP_IDLE_S     30
 
@@ -118,6 +120,17 @@ static json_t *read_body(struct evhttp_request *ev, char *err, size_t errlen)
     return body;
 }
 
+/* A request done with. A big body's tree is thousands of small pieces
+ * freed among long-lived ones (a bulk submission's jobs): glibc keeps those
+ * pages unless asked to give them back. */
+static void req_free(struct http_req *r)
+{
+    json_decref(r->body);
+    if (r->body_len >= HTTP_TRIM_BODY)
+        malloc_trim(0);
+    free(r);
+}
+
 static void send_json(struct evhttp_request *ev, int status, json_t *body)
 {
     struct evbuffer *out = evbuffer_new();
@@ -172,6 +185,7 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         plain_error(ev, 403, "Access/permission denied");
         return;
     }
+    r->body_len = evbuffer_get_length(evhttp_request_get_input_buffer(ev));
     r->body = read_body(ev, err, sizeof err);
     if (!r->body) {
         free(r);
@@ -277,8 +291,7 @@ int http_server_listen_tcp(struct http_server *s, const char *addr, int port)
 void http_reply(struct http_req *r, int status, json_t *body)
 {
     send_json(r->ev, status, body);
-    json_decref(r->body);
-    free(r);
+    req_free(r);
 }
 
 void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf)
@@ -291,8 +304,7 @@ void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf
 {
     evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type", content_type);
     evhttp_send_reply(r->ev, status, status < 400 ? "OK" : "Error", buf);
-    json_decref(r->body);
-    free(r);
+    req_free(r);
 }
 
 void http_reply_error(struct http_req *r, int status, int code, const char *fmt, ...)
@@ -484,6 +496,5 @@ bool http_stream_write(struct http_req *r, const void *data, size_t len)
 void http_stream_end(struct http_req *r)
 {
     evhttp_send_reply_end(r->ev);
-    json_decref(r->body);
-    free(r);
+    req_free(r);
 }

@@ -189,7 +189,7 @@ static bool limit_allowed(const struct job *j, json_int_t t)
  * when one is wrong or not allowed. */
 static json_t *update_spec(struct http_req *r, const struct job *j)
 {
-    json_t *b = r->body, *spec = json_deep_copy(j->spec);
+    json_t *b = r->body, *spec = job_spec(j);
     bool root = r->who.uid == 0;
     const char *err = NULL;
     int status = 400, code = 0;
@@ -279,11 +279,10 @@ void api_job_update(struct http_req *r)
     char err[256];
     const char *nm = json_string_value(json_object_get(spec, "name"));
     if (j->state == JOB_RUNNING) {      /* labels and the limit only: no new shape */
-        json_decref(j->spec);
-        j->spec = spec;
         free(j->name);
         j->name = xstrdup(nm && *nm ? nm : "sbatch");
-        j->req.constraint = json_string_value(json_object_get(j->spec, "constraint"));
+        job_spec_set(j, spec);
+        json_decref(spec);
         json_t *tl = json_object_get(r->body, "time_limit");
         if (tl) {
             j->time_limit = j->req.time_limit_min = json_integer_value(tl);

@@ -38,14 +38,11 @@ static void submit_answer(void *arg)
     free(s);
 }
 
-/* Accepts one spec: the new job's id, or 0 with err/status/code set. */
-static uint64_t submit_one(struct ctld *c, json_t *spec, const struct auth_id *who, int *status,
-                           int *code, char *err, size_t errlen)
+/* A built job into the queue and the open transaction, with its script
+ * and environment (which only the store keeps). */
+static void submit_commit(struct ctld *c, struct job *j, json_t *spec)
 {
-    struct job *j = job_from_spec(c, spec, who->uid, who->gid, status, code, err, errlen);
-    if (!j)
-        return 0;
-    c->next_job_id++;
+    c->next_job_id = j->id + 1;
     store_set_next_id(c->store, c->next_job_id);
     json_t *env = json_object_get(spec, "environment");
     json_t *noenv = env ? NULL : json_array();
@@ -56,43 +53,62 @@ static uint64_t submit_one(struct ctld *c, json_t *spec, const struct auth_id *w
     job_insert(c, j);
     depend_submitted(c, j);
     log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
-    return j->id;
 }
 
-/* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} for many in one request
- * (all or none: a bad spec refuses the request, naming its index). */
-void api_submit(struct http_req *r)
+/* {"jobs": [spec, ...]}: every job is built before any is accepted, so a
+ * bad spec refuses the request whole, naming its index. */
+static json_t *submit_many(struct http_req *r, json_t *many)
+{
+    struct ctld *c = r->ctx;
+    size_t n = json_array_size(many), i;
+    struct job **jobs = xcalloc(n + 1, sizeof *jobs);
+    int status = 400, code = 0;
+    char err[512];
+    for (i = 0; i < n; i++) {
+        jobs[i] = job_from_spec(c, json_array_get(many, i), c->next_job_id + i, r->who.uid,
+                                r->who.gid, &status, &code, err, sizeof err);
+        if (!jobs[i])
+            break;
+    }
+    json_t *ids = NULL;
+    if (i < n) {
+        http_reply_error(r, status, code, "job %zu: %s", i, err);
+        while (i > 0)
+            job_destroy(jobs[--i]);
+    } else {
+        ids = json_array();
+        for (i = 0; i < n; i++) {
+            json_array_append_new(ids, json_integer((json_int_t)jobs[i]->id));
+            submit_commit(c, jobs[i], json_array_get(many, i));
+        }
+    }
+    free(jobs);
+    return ids ? json_pack("{s:o}", "job_ids", ids) : NULL;
+}
+
+static json_t *submit_single(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     int status = 400, code = 0;
     char err[512];
-    json_t *many = json_object_get(r->body, "jobs");
-    json_t *answer;
-    if (json_is_array(many)) {
-        size_t i;
-        json_t *spec;
-        json_array_foreach(many, i, spec) {
-            struct job *probe = job_from_spec(c, spec, r->who.uid, r->who.gid, &status, &code,
-                                              err, sizeof err);
-            if (!probe) {
-                http_reply_error(r, status, code, "job %zu: %s", i, err);
-                return;
-            }
-            job_destroy(probe);
-        }
-        json_t *ids = json_array();
-        json_array_foreach(many, i, spec)
-            json_array_append_new(ids, json_integer((json_int_t)submit_one(
-                                           c, spec, &r->who, &status, &code, err, sizeof err)));
-        answer = json_pack("{s:o}", "job_ids", ids);
-    } else {
-        uint64_t id = submit_one(c, r->body, &r->who, &status, &code, err, sizeof err);
-        if (!id) {
-            http_reply_error(r, status, code, "%s", err);
-            return;
-        }
-        answer = json_pack("{s:I}", "job_id", (json_int_t)id);
+    struct job *j = job_from_spec(c, r->body, c->next_job_id, r->who.uid, r->who.gid, &status,
+                                  &code, err, sizeof err);
+    if (!j) {
+        http_reply_error(r, status, code, "%s", err);
+        return NULL;
     }
+    submit_commit(c, j, r->body);
+    return json_pack("{s:I}", "job_id", (json_int_t)j->id);
+}
+
+/* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} for many in one request. */
+void api_submit(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    json_t *many = json_object_get(r->body, "jobs");
+    json_t *answer = json_is_array(many) ? submit_many(r, many) : submit_single(r);
+    if (!answer)
+        return;
     struct submitted *s = xmalloc(sizeof *s);
     *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);

@@ -47,7 +47,11 @@ enum launch_state {
 
 struct job {
     uint64_t id;
-    json_t *spec;          /* the request as submitted, without script/environment */
+    char *spec;            /* the request as submitted, less script and environment, as
+                            * compact JSON text: job_spec.c */
+    char *account, *qos;   /* from the spec, NULL if not given: read by every pass */
+    char *constraint;      /* -C, NULL none; req.constraint points here */
+    int64_t nice;          /* --nice as asked */
     uid_t uid;
     gid_t gid;
     char *user_name;
@@ -149,9 +153,15 @@ void job_insert(struct ctld *c, struct job *j);   /* ids ascend: appended */
 void job_destroy(struct job *j);
 /* Builds a job from a submission; NULL with an HTTP status, Slurm's message
  * and code on a request that is malformed or can never run. */
-struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid,
+struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, gid_t gid,
                           int *status, int *code, char *err, size_t errlen);
 json_t *job_to_json(const struct ctld *c, const struct job *j);
+/* job_spec.c: the spec kept (set from a submitted one: script and
+ * environment left out, the fields a pass reads copied out) and read back
+ * as a new tree. */
+void job_spec_set(struct job *j, json_t *spec);
+json_t *job_spec(const struct job *j);
+void job_spec_free(struct job *j);
 /* Two of its fields, for job_list.c: where it runs ("node[1-2]", "" while
  * pending; caller frees) and the reason squeue shows ("JobHeldUser"). */
 char *job_node_list(const struct ctld *c, const struct job *j);

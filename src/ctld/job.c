@@ -90,7 +90,7 @@ void job_destroy(struct job *j)
 {
     if (!j)
         return;
-    json_decref(j->spec);
+    job_spec_free(j);
     json_decref(j->usage);
     free(j->user_name);
     free(j->name);
@@ -230,15 +230,26 @@ static void parse_time_limit(struct ctld *c, struct parse *p, struct job *j, jso
     j->req.time_limit_min = t;
 }
 
-static const char *owner_name(uid_t uid, char *buf, size_t n)
+/* The submitter's name. The last answer is kept for a minute: reading the
+ * password database (a file open, read and close) was a tenth of a bulk
+ * submission's cost, for the same user each time. */
+static char *owner_name(uid_t uid)
 {
-    struct passwd pw, *res = NULL;
-    char tmp[4096];
-    if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &res) == 0 && res)
-        snprintf(buf, n, "%s", pw.pw_name);
-    else
-        snprintf(buf, n, "%u", (unsigned)uid);
-    return buf;
+    static uid_t last_uid;
+    static char last[256];
+    static int64_t last_at = -1;
+    int64_t now = ctld_now();
+    if (last_at < 0 || uid != last_uid || now - last_at > 60) {
+        struct passwd pw, *res = NULL;
+        char tmp[4096];
+        if (getpwuid_r(uid, &pw, tmp, sizeof tmp, &res) == 0 && res)
+            snprintf(last, sizeof last, "%s", pw.pw_name);
+        else
+            snprintf(last, sizeof last, "%u", (unsigned)uid);
+        last_uid = uid;
+        last_at = now;
+    }
+    return xstrdup(last);
 }
 
 /* What every job, new or reloaded, is built from. */
@@ -270,11 +281,7 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
         job_destroy(j);
         return NULL;
     }
-    j->spec = json_deep_copy(spec);
-    json_object_del(j->spec, "script");
-    json_object_del(j->spec, "environment");
-    /* -C: borrowed from the spec the job keeps */
-    j->req.constraint = json_string_value(json_object_get(j->spec, "constraint"));
+    job_spec_set(j, spec);
     j->reason = SCHED_NONE;
     j->start_estimate = -1;
     return j;
@@ -342,13 +349,13 @@ static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
              "Requested node configuration is not available", NULL);
 }
 
-struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid, int *status,
-                          int *code, char *err, size_t errlen)
+struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, gid_t gid,
+                          int *status, int *code, char *err, size_t errlen)
 {
     struct parse p = { .err = err, .errlen = errlen, .submit = true };
     if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
-    struct job *j = p.failed ? NULL : job_parse(c, spec, c->next_job_id, &p);
+    struct job *j = p.failed ? NULL : job_parse(c, spec, id, &p);
     if (j)
         check_feasible(c, &p, j);
     if (p.failed) {
@@ -357,10 +364,9 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uid_t uid, gid_t gid, in
         *code = p.code;
         return NULL;
     }
-    char uname[256];
     j->uid = uid;
     j->gid = gid;
-    j->user_name = xstrdup(owner_name(uid, uname, sizeof uname));
+    j->user_name = owner_name(uid);
     j->state = JOB_PENDING;
     j->submit_time = ctld_now();
     j->req.held_user = json_is_true(json_object_get(spec, "hold"));
@@ -382,10 +388,11 @@ static json_t *allocs_json(const struct ctld *c, const struct job *j)
     return a;
 }
 
-json_t *job_record(const struct ctld *c, const struct job *j)
+/* The record less its spec, which the store writes beside it as text. */
+static json_t *record_rest(const struct ctld *c, const struct job *j)
 {
-    json_t *rec =  json_pack("{s:O, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:i, s:o, s:b, s:b}",
-                     "spec", j->spec, "uid", (int)j->uid, "gid", (int)j->gid, "user_name",
+    json_t *rec =  json_pack("{s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:I, s:i, s:i, s:o, s:b, s:b}",
+                     "uid", (int)j->uid, "gid", (int)j->gid, "user_name",
                      j->user_name, "state", job_state_name(j->state), "reason",
                      sched_reason_name(j->reason), "submit_time", (json_int_t)j->submit_time,
                      "start_time", (json_int_t)j->start_time, "end_time",
@@ -410,10 +417,17 @@ json_t *job_record(const struct ctld *c, const struct job *j)
     return rec;
 }
 
+json_t *job_record(const struct ctld *c, const struct job *j)
+{
+    json_t *rec = record_rest(c, j);
+    json_object_set_new(rec, "spec", job_spec(j));
+    return rec;
+}
+
 void job_save(struct ctld *c, const struct job *j)
 {
-    json_t *rec = job_record(c, j);
-    store_job_save(c->store, j->id, (int)j->state, j->end_time, rec);
+    json_t *rec = record_rest(c, j);
+    store_job_save(c->store, j->id, (int)j->state, j->end_time, rec, j->spec);
     json_decref(rec);
 }
 
@@ -545,7 +559,8 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
 
 json_t *job_to_json(const struct ctld *c, const struct job *j)
 {
-    json_t *o = json_copy(j->spec);   /* shallow: the values are shared, read only */
+    json_t *o = job_spec(j);
+    bool open_mode = json_object_get(o, "open_mode") != NULL;
     char wbuf[256];
     int cpus = 0;
     char *nl = job_node_list(c, j);
@@ -580,7 +595,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
     free(dep);
-    if (j->restarts && !json_object_get(j->spec, "open_mode"))   /* as Slurm: a rerun appends */
+    if (j->restarts && !open_mode)   /* as Slurm: a rerun appends */
         json_object_set_new(o, "open_mode", json_string("append"));
     free(nl);
     return o;
@@ -635,9 +650,11 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     struct job *n = job_parse(c, spec, j->id, &p);
     if (n)
         check_feasible(c, &p, n);
+    json_t *old = job_spec(j);
     json_t *dep_new = json_object_get(spec, "dependency");
-    json_t *dep_old = json_object_get(j->spec, "dependency");
+    json_t *dep_old = json_object_get(old, "dependency");
     bool dep_changed = (dep_new || dep_old) && !json_equal(dep_new, dep_old);
+    json_decref(old);
     if (n && !p.failed && dep_changed && depend_change(c, j, spec, err, errlen) < 0) {
         p.failed = true;
         p.status = 400;
@@ -650,11 +667,16 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
         return -1;
     }
     /* n takes the old arrays and strings with it to job_destroy */
-    json_t *spec_old = j->spec;
+    char *spec_old = j->spec, *acct_old = j->account, *qos_old = j->qos;
+    char *cons_old = j->constraint;
     char *name_old = j->name, *gt_old = j->gpu_type;
     size_t *req_old = j->req_nodes, *exc_old = j->exc_nodes;
     bool hu = j->req.held_user, ha = j->req.held_admin;
     j->spec = n->spec;
+    j->account = n->account;
+    j->qos = n->qos;
+    j->constraint = n->constraint;
+    j->nice = n->nice;
     j->name = n->name;
     j->gpu_type = n->gpu_type;
     j->req_nodes = n->req_nodes;
@@ -670,6 +692,9 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     j->reason = SCHED_NONE;
     j->spec_gen++;
     n->spec = spec_old;
+    n->account = acct_old;
+    n->qos = qos_old;
+    n->constraint = cons_old;
     n->name = name_old;
     n->gpu_type = gt_old;
     n->req_nodes = req_old;

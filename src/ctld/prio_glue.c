@@ -96,25 +96,20 @@ struct prio *prio_get(const struct ctld *c)
 
 const char *prio_job_account(const struct ctld *c, const struct job *j)
 {
-    const char *a = json_string_value(json_object_get(j->spec, "account"));
-    if (a && *a)
-        return a;
+    if (j->account)
+        return j->account;
     return assocs_default_account(&prio_get(c)->as, j->user_name);
 }
 
 const char *prio_job_qos(const struct job *j)
 {
-    const char *q = json_string_value(json_object_get(j->spec, "qos"));
-    return q && *q ? q : "normal";
+    return j->qos ? j->qos : "normal";
 }
 
-/* sbatch sends --nice as given (a string; "100" for a bare --nice). A
- * negative nice from anyone but root counts as 0. */
+/* A negative nice from anyone but root counts as 0. */
 int64_t prio_job_nice(const struct job *j)
 {
-    json_t *v = json_object_get(j->spec, "nice");
-    const char *s = json_string_value(v);
-    int64_t n = json_is_integer(v) ? json_integer_value(v) : s && *s ? strtoll(s, NULL, 10) : 0;
+    int64_t n = j->nice;
     return n < 0 && j->uid != 0 ? 0 : n;   /* only root may raise a priority, as in Slurm */
 }
 

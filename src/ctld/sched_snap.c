@@ -96,7 +96,9 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
  * entries as tasks it may start now (array.c), so one pass starts many. */
 static void copy_pending(struct sched_snap *s, const struct ctld *c)
 {
-    struct sched_job *pend = xcalloc(c->njobs ? c->njobs : 1, sizeof *pend);
+    /* not calloc: zeroing a slot per job (held ones too) kept a page per
+     * 28 jobs resident after the pass */
+    struct sched_job *pend = xmalloc((c->njobs ? c->njobs : 1) * sizeof *pend);
     size_t n = 0, total = 0;
     for (size_t i = 0; i < c->njobs; i++) {
         const struct job *j = c->jobs[i];

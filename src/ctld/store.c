@@ -175,10 +175,22 @@ static const char *rec_str(json_t *rec, const char *key)
     return v ? v : "";
 }
 
-void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec)
+/* {"spec":SPEC,...rec}: the job keeps its spec as text, so it goes in as it
+ * is rather than through a tree. */
+static char *record_text(json_t *rec, const char *spec)
+{
+    char *rest = json_dumps(rec, JSON_COMPACT);
+    bool empty = !rest || strcmp(rest, "{}") == 0;
+    char *text = xasprintf("{\"spec\":%s%s%s", spec, empty ? "}" : ",", empty ? "" : rest + 1);
+    free(rest);
+    return text;
+}
+
+void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec,
+                    const char *spec)
 {
     txn_touch(s);
-    char *text = json_dumps(rec, JSON_COMPACT);
+    char *text = record_text(rec, spec);
     sqlite3_bind_int64(s->save, 1, (sqlite3_int64)id);
     sqlite3_bind_int(s->save, 2, state);
     sqlite3_bind_int64(s->save, 3, end_time);

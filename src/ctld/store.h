@@ -21,7 +21,8 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
 void store_close(struct store *s);          /* commits what is open; NULL no-op */
 
 /* Writes a job's whole record (insert or replace); rec is borrowed. */
-void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec);
+void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec,
+                    const char *spec);
 /* Writes the script and environment, once, at submission. */
 void store_job_script(struct store *s, uint64_t id, const char *script, json_t *env);
 /* Reads them back for a launch; caller frees/decrefs. 0 or -1. */
