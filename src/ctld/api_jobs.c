@@ -38,34 +38,76 @@ static void submit_answer(void *arg)
     free(s);
 }
 
+/* The environment as the store keeps it. Jobs given it by a bulk
+ * request's defaults share one tree: its text is made once. */
+struct env_text {
+    json_t *env;
+    char *text;
+};
+
+static const char *env_text_of(struct env_text *e, json_t *env)
+{
+    if (!e->text || env != e->env) {
+        free(e->text);
+        e->text = env ? json_dumps(env, JSON_COMPACT) : NULL;
+        if (!e->text)
+            e->text = xstrdup("[]");
+        e->env = env;
+    }
+    return e->text;
+}
+
 /* A built job into the queue and the open transaction, with its script
- * and environment (which only the store keeps). */
-static void submit_commit(struct ctld *c, struct job *j, json_t *spec)
+ * and environment (which only the store keeps). The caller stores the
+ * next id, once per request. */
+static void submit_commit(struct ctld *c, struct job *j, json_t *spec, struct env_text *env)
 {
     c->next_job_id = j->id + 1;
-    store_set_next_id(c->store, c->next_job_id);
-    json_t *env = json_object_get(spec, "environment");
-    json_t *noenv = env ? NULL : json_array();
     const char *script = json_string_value(json_object_get(spec, "script"));
-    store_job_script(c->store, j->id, script ? script : "", env ? env : noenv);
-    json_decref(noenv);
+    store_job_script(c->store, j->id, script ? script : "",
+                     env_text_of(env, json_object_get(spec, "environment")));
     job_save(c, j);
     job_insert(c, j);
     depend_submitted(c, j);
     log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
 }
 
-/* {"jobs": [spec, ...]}: every job is built before any is accepted, so a
- * bad spec refuses the request whole, naming its index. */
+/* The specs of {"defaults": {...}, "jobs": [spec, ...]}: each job is the
+ * defaults with its own keys over them; NULL, answered, if malformed. */
+static json_t *bulk_specs(struct http_req *r, json_t *many)
+{
+    json_t *defs = json_object_get(r->body, "defaults");
+    if (defs && !json_is_object(defs)) {
+        http_reply_error(r, 400, 0, "defaults: not an object");
+        return NULL;
+    }
+    if (!defs)
+        return json_incref(many);
+    json_t *specs = json_array(), *spec;
+    size_t i;
+    json_array_foreach(many, i, spec) {
+        json_t *m = json_copy(defs);   /* shallow: the jobs share the defaults' values */
+        if (json_is_object(spec))
+            json_object_update(m, spec);
+        json_array_append_new(specs, m);
+    }
+    return specs;
+}
+
+/* Every job is built before any is accepted, so a bad spec refuses the
+ * request whole, naming its index. */
 static json_t *submit_many(struct http_req *r, json_t *many)
 {
     struct ctld *c = r->ctx;
-    size_t n = json_array_size(many), i;
+    json_t *specs = bulk_specs(r, many);
+    if (!specs)
+        return NULL;
+    size_t n = json_array_size(specs), i;
     struct job **jobs = xcalloc(n + 1, sizeof *jobs);
     int status = 400, code = 0;
     char err[512];
     for (i = 0; i < n; i++) {
-        jobs[i] = job_from_spec(c, json_array_get(many, i), c->next_job_id + i, r->who.uid,
+        jobs[i] = job_from_spec(c, json_array_get(specs, i), c->next_job_id + i, r->who.uid,
                                 r->who.gid, &status, &code, err, sizeof err);
         if (!jobs[i])
             break;
@@ -76,13 +118,17 @@ static json_t *submit_many(struct http_req *r, json_t *many)
         while (i > 0)
             job_destroy(jobs[--i]);
     } else {
+        struct env_text env = { 0 };
         ids = json_array();
         for (i = 0; i < n; i++) {
             json_array_append_new(ids, json_integer((json_int_t)jobs[i]->id));
-            submit_commit(c, jobs[i], json_array_get(many, i));
+            submit_commit(c, jobs[i], json_array_get(specs, i), &env);
         }
+        store_set_next_id(c->store, c->next_job_id);
+        free(env.text);
     }
     free(jobs);
+    json_decref(specs);
     return ids ? json_pack("{s:o}", "job_ids", ids) : NULL;
 }
 
@@ -97,11 +143,15 @@ static json_t *submit_single(struct http_req *r)
         http_reply_error(r, status, code, "%s", err);
         return NULL;
     }
-    submit_commit(c, j, r->body);
+    struct env_text env = { 0 };
+    submit_commit(c, j, r->body, &env);
+    store_set_next_id(c->store, c->next_job_id);
+    free(env.text);
     return json_pack("{s:I}", "job_id", (json_int_t)j->id);
 }
 
-/* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} for many in one request. */
+/* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} (and "defaults") for many in one
+ * request. */
 void api_submit(struct http_req *r)
 {
     struct ctld *c = r->ctx;

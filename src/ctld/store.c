@@ -27,13 +27,21 @@ static const char *sql_schema =
     "  record TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
     "CREATE TABLE IF NOT EXISTS job_scripts (id INTEGER PRIMARY KEY, script TEXT NOT NULL,"
-    "  env TEXT NOT NULL);";
+    "  env TEXT NOT NULL);"
+    "CREATE TABLE IF NOT EXISTS envs (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL,"
+    "  env TEXT NOT NULL);"
+    "CREATE INDEX IF NOT EXISTS envs_hash ON envs(hash);";
 static const char *sql_save =
     "INSERT OR REPLACE INTO jobs (id, state, end_time, uid, submit_time, start_time, name,"
     " partition, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char *sql_script =
     "INSERT OR REPLACE INTO job_scripts (id, script, env) VALUES (?, ?, ?)";
-static const char *sql_script_get = "SELECT script, env FROM job_scripts WHERE id = ?";
+static const char *sql_script_get =
+    "SELECT script, CASE WHEN substr(j.env, 1, 1) = '@' THEN"
+    " (SELECT e.env FROM envs e WHERE e.id = CAST(substr(j.env, 2) AS INTEGER)) ELSE j.env END"
+    " FROM job_scripts j WHERE j.id = ?";
+static const char *sql_env_find = "SELECT id FROM envs WHERE hash = ? AND env = ?";
+static const char *sql_env_add = "INSERT INTO envs (hash, env) VALUES (?, ?)";
 static const char *sql_next_id =
     "INSERT OR REPLACE INTO meta (key, value) VALUES ('next_job_id', ?)";
 static const char *sql_load =
@@ -48,7 +56,9 @@ struct after {
 
 struct store {
     sqlite3 *db;
-    sqlite3_stmt *save, *script, *script_get, *next_id;
+    sqlite3_stmt *save, *script, *script_get, *next_id, *env_find, *env_add;
+    char *last_env;        /* the environment stored last, and its row in envs */
+    int64_t last_env_id;
     struct event *commit_ev;
     bool in_txn;
     int64_t txn_start_ms;
@@ -148,6 +158,8 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
     s->script = prepare(s, sql_script);
     s->script_get = prepare(s, sql_script_get);
     s->next_id = prepare(s, sql_next_id);
+    s->env_find = prepare(s, sql_env_find);
+    s->env_add = prepare(s, sql_env_add);
     s->commit_ev = event_new(base, -1, 0, commit_cb, s);
     event_priority_set(s->commit_ev, STORE_PRIO);
     return s;
@@ -162,6 +174,9 @@ void store_close(struct store *s)
     sqlite3_finalize(s->script);
     sqlite3_finalize(s->script_get);
     sqlite3_finalize(s->next_id);
+    sqlite3_finalize(s->env_find);
+    sqlite3_finalize(s->env_add);
+    free(s->last_env);
     sqlite3_close(s->db);
     event_free(s->commit_ev);
     free(s);
@@ -205,13 +220,51 @@ void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, j
     step_or_die(s, s->save);
 }
 
-void store_job_script(struct store *s, uint64_t id, const char *script, json_t *env)
+static int64_t fnv1a(const char *t)
+{
+    uint64_t h = 1469598103934665603ULL;
+    for (; *t; t++)
+        h = (h ^ (unsigned char)*t) * 1099511628211ULL;
+    return (int64_t)h;
+}
+
+/* The row in envs holding this environment, added if none does. Most jobs
+ * share their submitter's environment (a bulk request's defaults, a loop
+ * of sbatch), and a copy per job was most of what a submission wrote. */
+static int64_t env_id(struct store *s, const char *env)
+{
+    if (s->last_env && strcmp(s->last_env, env) == 0)
+        return s->last_env_id;
+    int64_t h = fnv1a(env), id = 0;
+    sqlite3_bind_int64(s->env_find, 1, h);
+    sqlite3_bind_text(s->env_find, 2, env, -1, SQLITE_STATIC);
+    if (sqlite3_step(s->env_find) == SQLITE_ROW)
+        id = sqlite3_column_int64(s->env_find, 0);
+    sqlite3_reset(s->env_find);
+    sqlite3_clear_bindings(s->env_find);
+    if (!id) {
+        sqlite3_bind_int64(s->env_add, 1, h);
+        sqlite3_bind_text(s->env_add, 2, env, -1, SQLITE_STATIC);
+        step_or_die(s, s->env_add);
+        id = sqlite3_last_insert_rowid(s->db);
+    }
+    free(s->last_env);
+    s->last_env = xstrdup(env);
+    s->last_env_id = id;
+    return id;
+}
+
+/* The job's row names its environment's ("@ID"); rows written before
+ * environments were shared hold the text itself. Neither table loses rows,
+ * so a reference always resolves. */
+void store_job_script(struct store *s, uint64_t id, const char *script, const char *env)
 {
     txn_touch(s);
-    char *text = json_dumps(env, JSON_COMPACT);
+    char ref[32];
+    snprintf(ref, sizeof ref, "@%lld", (long long)env_id(s, env));
     sqlite3_bind_int64(s->script, 1, (sqlite3_int64)id);
-    sqlite3_bind_text(s->script, 2, script, -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s->script, 3, text, -1, free);
+    sqlite3_bind_text(s->script, 2, script, -1, SQLITE_STATIC);   /* stepped at once */
+    sqlite3_bind_text(s->script, 3, ref, -1, SQLITE_STATIC);
     step_or_die(s, s->script);
 }
 

@@ -24,7 +24,7 @@ void store_close(struct store *s);          /* commits what is open; NULL no-op 
 void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec,
                     const char *spec);
 /* Writes the script and environment, once, at submission. */
-void store_job_script(struct store *s, uint64_t id, const char *script, json_t *env);
+void store_job_script(struct store *s, uint64_t id, const char *script, const char *env);
 /* Reads them back for a launch; caller frees/decrefs. 0 or -1. */
 int store_job_script_get(struct store *s, uint64_t id, char **script, json_t **env);
 void store_set_next_id(struct store *s, uint64_t next);

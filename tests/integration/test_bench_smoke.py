@@ -11,7 +11,7 @@ import helpers
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 # Herd's figures that must be numbers, and the ones that must say n/a.
-NUMERIC = ["floor", "submit", "parallel", "bulk", "bulk1", "e2e", "e2e_bulk", "latency",
+NUMERIC = ["floor", "submit", "parallel", "bulk", "bulk_defaults", "bulk1", "e2e", "e2e_bulk", "latency",
            "latency_total", "rss_0", "rss_100", "perjob_100", "squeue_100", "squeue_o_100",
            "squeue_u_100", "squeue_j_100", "sinfo_100", "rss_400", "squeue_400",
            "start_first", "start_full", "scancel", "scancel_empty", "sacct_j",
