@@ -4,6 +4,7 @@
  * finished jobs older than MinJobAge leave memory (the store keeps them).
  */
 #include <event2/event.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <time.h>
@@ -65,6 +66,10 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     check_allocations(c, now);
     purge_jobs(c, now);
     sched_tick(c, now);
+    /* What a second's requests and passes freed goes back to the system:
+     * glibc keeps freed pages resident, and transient copies of a big queue
+     * (a pass's, an answer's) would otherwise count as the daemon's own. */
+    malloc_trim(0);
 }
 
 void health_start(struct ctld *c)

@@ -20,6 +20,7 @@
 static const char *sql_schema =
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=FULL;"
+    "PRAGMA cache_size=-1024;"
     "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
     "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
     "  end_time INTEGER NOT NULL, uid INTEGER NOT NULL, submit_time INTEGER NOT NULL,"
