@@ -7,7 +7,6 @@
 #include <event2/http.h>
 #include <event2/keyvalq_struct.h>
 #include <event2/listener.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,7 +24,6 @@
 /* Bodies above this are refused before they are read: a job script and its
  * environment fit easily, and a peer cannot make us buffer gigabytes. */
 #define HTTP_MAX_BODY   (16 * 1024 * 1024)
-#define HTTP_TRIM_BODY  (256 * 1024)   /* bodies from this size give their memory back */
 #define HTTP_MAX_HEADER (64 * 1024)
 #define HTTP_IDLE_S     30
 
@@ -120,14 +118,9 @@ static json_t *read_body(struct evhttp_request *ev, char *err, size_t errlen)
     return body;
 }
 
-/* A request done with. A big body's tree is thousands of small pieces
- * freed among long-lived ones (a bulk submission's jobs): glibc keeps those
- * pages unless asked to give them back. */
 static void req_free(struct http_req *r)
 {
     json_decref(r->body);
-    if (r->body_len >= HTTP_TRIM_BODY)
-        malloc_trim(0);
     free(r);
 }
 
@@ -185,7 +178,6 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         plain_error(ev, 403, "Access/permission denied");
         return;
     }
-    r->body_len = evbuffer_get_length(evhttp_request_get_input_buffer(ev));
     r->body = read_body(ev, err, sizeof err);
     if (!r->body) {
         free(r);

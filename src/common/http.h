@@ -37,7 +37,6 @@ struct http_req {
     struct auth_id who;
     bool via_tcp;
     json_t *body;          /* the request body; an empty object when none */
-    size_t body_len;       /* its size as sent */
     const char *args[4];   /* the "{}" segments, in order */
     char argbuf[256];
     const char *query;     /* raw query string or NULL */
