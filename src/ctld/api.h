@@ -15,6 +15,7 @@ void api_submit(struct http_req *r);
 void api_list(struct http_req *r);
 void api_show(struct http_req *r);
 void api_cancel(struct http_req *r);
+void api_cancel_many(struct http_req *r);
 void api_ping(struct http_req *r);
 
 /* api_wait.c: answers when a job ends or starts (sbatch --wait) */

@@ -348,6 +348,75 @@ void api_cancel(struct http_req *r)
     http_reply(r, 200, NULL);
 }
 
+/* Why one job of a bulk cancel was refused, or NULL; *code Slurm's. */
+static const char *cancel_refusal(struct ctld *c, struct job *j, const struct http_req *r,
+                                  int sig, int *code)
+{
+    size_t hit = 0, acted = 0;
+    if (!j) {
+        *code = ESLURM_INVALID_JOB_ID;
+        return "Invalid job id specified";
+    }
+    if (r->who.uid != 0 && r->who.uid != j->uid) {
+        *code = ESLURM_ACCESS_DENIED;
+        return "Access/permission denied";
+    }
+    bool pending = j->state == JOB_PENDING;
+    array_cancel_whole(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
+    if (acted)
+        return NULL;
+    *code = sig && pending ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
+    return sig && pending ? "Job is pending execution" : "Job/step already completing or completed";
+}
+
+struct cancelled {
+    struct http_req *r;
+    json_t *errors;
+};
+
+static void cancel_many_answer(void *arg)
+{
+    struct cancelled *x = arg;
+    http_reply(x->r, 200, json_pack("{s:o}", "errors", x->errors));
+    free(x);
+}
+
+/* POST /v1/jobs/cancel {"job_ids": [N, ...], "signal", "batch", "full"}: what
+ * `scancel -u USER` (and its other filters) picked, in one request and one
+ * commit; answered with the jobs refused: {"errors": [{"job_id", "error",
+ * "code"}]}. An array's id names all of it, as in the path form. */
+void api_cancel_many(struct http_req *r)
+{
+    struct ctld *c = r->ctx;
+    json_t *ids = json_object_get(r->body, "job_ids"), *v;
+    json_t *sigv = json_object_get(r->body, "signal");
+    int sig = json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0;
+    if (!json_is_array(ids)) {
+        http_reply_error(r, 400, 0, "job_ids: not a list");
+        return;
+    }
+    if (sigv && (!json_is_integer(sigv) || sig <= 0 || sig >= 65)) {
+        http_reply_error(r, 400, 0, "Invalid signal");
+        return;
+    }
+    struct cancelled *x = xmalloc(sizeof *x);
+    *x = (struct cancelled){ r, json_array() };
+    size_t i;
+    json_array_foreach(ids, i, v) {
+        int code = 0;
+        json_int_t id = json_is_integer(v) ? json_integer_value(v) : 0;
+        struct job *j = id > 0 ? job_find(c, (uint64_t)id) : NULL;
+        const char *why = cancel_refusal(c, j, r, sig, &code);
+        if (why)
+            json_array_append_new(x->errors, json_pack("{s:O, s:s, s:i}", "job_id", v, "error",
+                                                       why, "code", code));
+    }
+    if (json_array_size(ids) > json_array_size(x->errors))
+        log_info("%zu jobs cancelled or signalled by uid %u",
+                 json_array_size(ids) - json_array_size(x->errors), (unsigned)r->who.uid);
+    store_after_commit(c->store, cancel_many_answer, x);
+}
+
 void api_ping(struct http_req *r)
 {
     struct ctld *c = r->ctx;

@@ -56,6 +56,11 @@ struct job *array_split(struct ctld *c, struct job *meta);
  * the tasks of {"array_tasks": "1-3"}. false when the request is not about an
  * array and the plain cancel applies; true when it was answered. */
 bool array_cancel_request(struct http_req *r);
+/* Cancels (sig 0) or signals j, every task of it when it is an array's meta
+ * job, on behalf of uid by (checked by the caller): how many jobs that named
+ * and how many of them were not finished already. */
+void array_cancel_whole(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
+                        size_t *hit, size_t *acted);
 
 /* When j is an array's meta job (or its last task, which took the meta
  * record over): the array's other tasks, appended to jobs as job JSON. */

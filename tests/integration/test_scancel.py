@@ -60,3 +60,38 @@ def test_scancel_unknown_job(cluster):
     cp = cluster.run(["scancel", "99999"], check=False)
     assert "scancel: error: Kill job error on job id 99999: Invalid job id specified" \
         in cp.stderr, cp.stderr
+
+
+def test_scancel_user_arrays_in_one_request(cluster, workdir, users):
+    """`scancel -u` sends what it picked in one request: an array (its
+    running tasks and its waiting ones) and plain jobs all end, with nothing
+    printed; another user's job stays."""
+    arr = cluster.sbatch(["--array=0-9%2"], cwd=workdir, user="herdtest1",
+                         script="#!/bin/sh\nsleep 300\n")
+    plain = cluster.sbatch(["--hold"], cwd=workdir, user="herdtest1", script=TRUE)
+    roots = cluster.sbatch(["--hold"], cwd=workdir, script=TRUE)
+    cluster.wait_state(f"{arr}_0", "RUNNING")
+    cp = cluster.run(["scancel", "-u", "herdtest1"], user="herdtest1")
+    assert (cp.returncode, cp.stdout, cp.stderr) == (0, "", ""), cp
+    for j in (f"{arr}_0", f"{arr}_1", plain):
+        cluster.wait_state(j, "CANCELLED")
+    cp = cluster.run(["squeue", "-h", "-u", "herdtest1"])
+    assert cp.stdout == "", cp.stdout
+    assert cluster.state(roots) == "PENDING"
+
+
+def test_bulk_cancel_refusals(cluster, workdir, users):
+    """POST /v1/jobs/cancel names each job it refused, and cancels the rest."""
+    theirs = cluster.sbatch(["--hold"], cwd=workdir, user="herdtest1", script=TRUE)
+    mine = cluster.sbatch(["--hold"], cwd=workdir, script=TRUE)
+    st, r = cluster.api("POST", "/v1/jobs/cancel", {"job_ids": [mine, 99999]})
+    assert st == 200 and r["errors"] == [
+        {"job_id": 99999, "error": "Invalid job id specified", "code": 2017}], (st, r)
+    cluster.wait_state(mine, "CANCELLED")
+    st, r = cluster.api("POST", "/v1/jobs/cancel", {"job_ids": [mine]})
+    assert r["errors"][0]["error"] == "Job/step already completing or completed", r
+    cp = cluster.run(["scancel", "-u", "herdtest1", "-n", "nosuch"])
+    assert (cp.stdout, cp.stderr) == ("", ""), cp
+    assert cluster.state(theirs) == "PENDING"
+    st, r = cluster.api("POST", "/v1/jobs/cancel", {"job_ids": "x"})
+    assert st == 400, (st, r)
