@@ -114,41 +114,6 @@ void fmt_set_auto_width(struct fmt *f, char code, int width)
             f->cols[i].width = width;
 }
 
-void fmt_put(FILE *out, const char *s, int width, bool right, bool cut)
-{
-    int len = (int)strlen(s);
-    if (width <= 0) {
-        fputs(s, out);
-        return;
-    }
-    if (cut && len > width)
-        len = width;
-    if (right && len < width)
-        fprintf(out, "%*s", width - len, "");
-    fwrite(s, 1, (size_t)len, out);
-    if (!right && len < width)
-        fprintf(out, "%*s", width - len, "");
-}
-
-void fmt_print_row(FILE *out, const struct fmt *f, const void *rec, const void *ctx)
-{
-    for (size_t i = 0; i < f->ncols; i++) {
-        const struct fmt_col *c = &f->cols[i];
-        int width = c->width == FMT_AUTO_WIDTH ? 0 : c->width;
-        if (c->code && !rec) {
-            fmt_put(out, c->code->header, width, c->right,
-                    !(c->code->flags & FMT_NOCUT_HEADER));
-        } else if (c->code) {
-            bool cut = !(c->code->flags & FMT_NOCUT);
-            char *v = c->code->value(rec, ctx, &cut);
-            fmt_put(out, v ? v : "(null)", width, c->right, cut);
-            free(v);
-        }
-        fputs(c->text, out);
-    }
-    fputc('\n', out);
-}
-
 static const struct fmt_name *fmt_find_name(const struct fmt_name *names, const char *name,
                                             size_t len)
 {

@@ -22,6 +22,19 @@ enum {
                                     different values of it on separate rows */
 };
 
+/* A growing text: a table's output, or one value being composed. */
+struct fmt_buf {
+    char *s;
+    size_t n, cap;
+};
+
+void fmt_buf_add(struct fmt_buf *b, const char *s, size_t n);
+void fmt_buf_str(struct fmt_buf *b, const char *s);
+void fmt_buf_int(struct fmt_buf *b, long long v);    /* in decimal, without printf */
+void fmt_buf_pad(struct fmt_buf *b, size_t n);       /* n spaces */
+const char *fmt_buf_text(struct fmt_buf *b);         /* NUL-terminated, owned by b */
+void fmt_buf_free(struct fmt_buf *b);
+
 struct fmt_code {
     char code;
     const char *header;
@@ -30,6 +43,10 @@ struct fmt_code {
      * given to fmt_print_row; *cut starts as the code's default, for the
      * fields that cut some values and not others (squeue's %R). */
     char *(*value)(const void *rec, const void *ctx, bool *cut);
+    /* Instead of value, when set: the same without an allocation per cell,
+     * for tables of 10,000 rows (squeue). It returns a string that lives as
+     * long as rec, or the text it composed in scratch (empty on entry). */
+    const char *(*text)(const void *rec, const void *ctx, bool *cut, struct fmt_buf *scratch);
 };
 
 #define FMT_AUTO_WIDTH (-1)
@@ -71,11 +88,23 @@ bool fmt_has(const struct fmt *f, char code);
 /* Gives every FMT_AUTO_WIDTH column of code its width. */
 void fmt_set_auto_width(struct fmt *f, char code, int width);
 
-/* Slurm's _print_str: s padded to width (right-justified if right), cut to
- * width if cut. width 0 prints s as it is. */
-void fmt_put(FILE *out, const char *s, int width, bool right, bool cut);
-
 /* One line: the headers when rec is NULL, else the record's values. */
 void fmt_print_row(FILE *out, const struct fmt *f, const void *rec, const void *ctx);
+
+/* A table written row by row into one buffer, which goes out in large
+ * writes: no stdio call and no allocation per cell (format_out.c). */
+struct fmt_out {
+    FILE *f;
+    struct fmt_buf text;      /* rows not written yet */
+    struct fmt_buf scratch;   /* the cell being composed */
+};
+
+void fmt_out_init(struct fmt_out *o, FILE *f);
+/* The row of rec (the headers when rec is NULL), as fmt_print_row. */
+void fmt_out_row(struct fmt_out *o, const struct fmt *f, const void *rec, const void *ctx);
+/* Adds text as it is (a line the table does not format). */
+void fmt_out_text(struct fmt_out *o, const char *s);
+/* Writes what is left and frees o's buffers. */
+void fmt_out_end(struct fmt_out *o);
 
 #endif

@@ -113,21 +113,21 @@ static char *f_nice(const void *rec, UNUSED const void *ctx, UNUSED bool *cut)
 }
 
 static const struct fmt_code sprio_codes[] = {
-    {'a', "AGE", 0, f_age_n}, {'A', "AGE", 0, f_age},
-    {'b', "ASSOC", 0, f_assoc_n}, {'B', "ASSOC", 0, f_assoc},
-    {'f', "FAIRSHARE", 0, f_fs_n}, {'F', "FAIRSHARE", 0, f_fs},
-    {'i', "JOBID", 0, f_job_id},
-    {'j', "JOBSIZE", 0, f_size_n}, {'J', "JOBSIZE", 0, f_size},
-    {'N', "NICE", 0, f_nice}, {'n', "QOSNAME", 0, f_qos_name},
-    {'o', "ACCOUNT", 0, f_account},
-    {'p', "PARTITION", 0, f_part_n}, {'P', "PARTITION", 0, f_part},
-    {'q', "QOS", 0, f_qos_n}, {'Q', "QOS", 0, f_qos},
-    {'r', "PARTITION", 0, f_part_name},
-    {'S', "SITE", 0, f_site},
-    {'t', "TRES", 0, f_tres}, {'T', "TRES", 0, f_tres},
-    {'u', "USER", 0, f_user},
-    {'Y', "PRIORITY", 0, f_prio}, {'y', "PRIORITY", 0, f_prio_n},
-    {0, NULL, 0, NULL},
+    {'a', "AGE", 0, f_age_n, NULL}, {'A', "AGE", 0, f_age, NULL},
+    {'b', "ASSOC", 0, f_assoc_n, NULL}, {'B', "ASSOC", 0, f_assoc, NULL},
+    {'f', "FAIRSHARE", 0, f_fs_n, NULL}, {'F', "FAIRSHARE", 0, f_fs, NULL},
+    {'i', "JOBID", 0, f_job_id, NULL},
+    {'j', "JOBSIZE", 0, f_size_n, NULL}, {'J', "JOBSIZE", 0, f_size, NULL},
+    {'N', "NICE", 0, f_nice, NULL}, {'n', "QOSNAME", 0, f_qos_name, NULL},
+    {'o', "ACCOUNT", 0, f_account, NULL},
+    {'p', "PARTITION", 0, f_part_n, NULL}, {'P', "PARTITION", 0, f_part, NULL},
+    {'q', "QOS", 0, f_qos_n, NULL}, {'Q', "QOS", 0, f_qos, NULL},
+    {'r', "PARTITION", 0, f_part_name, NULL},
+    {'S', "SITE", 0, f_site, NULL},
+    {'t', "TRES", 0, f_tres, NULL}, {'T', "TRES", 0, f_tres, NULL},
+    {'u', "USER", 0, f_user, NULL},
+    {'Y', "PRIORITY", 0, f_prio, NULL}, {'y', "PRIORITY", 0, f_prio_n, NULL},
+    {0, NULL, 0, NULL, NULL},
 };
 
 /* The weight a factor code shows; NULL for codes that are no factor. */

@@ -72,10 +72,6 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
 extern const struct fmt_code squeue_codes[];
 extern const struct fmt_name squeue_names[];
 
-/* The id as Slurm's %i prints it: "123", an array task "123_4", a pending
- * array's record "123_[4-15%8]". Caller frees. */
-char *squeue_job_id_str(const struct sq_row *job);
-
 /* -r: each pending array record split into one row per task. */
 void squeue_expand_arrays(struct sq_rows *jobs);
 

@@ -4,21 +4,22 @@
  */
 #include <grp.h>
 #include <pwd.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "cmd/jobstate.h"
 #include "cmd/squeue.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
-#include "common/xmalloc.h"
 
 #define UNUSED __attribute__((unused))
 /* Codes of the fields only -O names; not characters -o can be given. */
 #define CODE_EXIT_CODE SQUEUE_CODE_EXIT_CODE
 #define CODE_RESTARTS SQUEUE_CODE_RESTARTS
 
-#define FIELD(fn) \
-    static char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut)
+#define FIELD(fn)                                                                          \
+    static const char *fn(UNUSED const void *rec, UNUSED const void *ctx, UNUSED bool *cut, \
+                          UNUSED struct fmt_buf *b)
 
 static const char *job_state(const struct sq_row *job)
 {
@@ -28,6 +29,11 @@ static const char *job_state(const struct sq_row *job)
 static bool job_is(const struct sq_row *job, const char *state)
 {
     return !strcmp(job_state(job), state);
+}
+
+static int64_t ctx_now(const void *ctx)
+{
+    return ((const struct squeue_ctx *)ctx)->now;
 }
 
 /* Slurm's job_time_used: 0 while pending, up to now while running. */
@@ -41,98 +47,132 @@ static int64_t job_time_used(const struct sq_row *job, int64_t now)
     return end - start;
 }
 
-static char *str_or_null(const struct sq_row *job, enum sq_key key)
+static const char *str_or_null(const struct sq_row *job, enum sq_key key)
 {
-    const char *s = sq_str(job, key, NULL);
-    return xstrdup(s ? s : "(null)");
+    return sq_str(job, key, "(null)");
 }
 
-static char *int_field(const struct sq_row *job, enum sq_key key)
+/* The cell as it came when the controller wrote it as %lld would: no
+ * conversion and back. */
+static const char *int_field(const struct sq_row *job, enum sq_key key, struct fmt_buf *b)
 {
-    return xasprintf("%lld", (long long)sq_int(job, key, 0));
+    const char *t = sq_int_text(job, key);
+    if (t)
+        return t;
+    fmt_buf_int(b, sq_int(job, key, 0));
+    return fmt_buf_text(b);
 }
 
-static char *time_field(int64_t t)
+static const char *time_field(int64_t t, struct fmt_buf *b)
 {
     char buf[64];
     if (t == 0)
-        return xstrdup("N/A");
+        return "N/A";
     timefmt_iso(t, buf, sizeof buf);
-    return xstrdup(buf);
+    fmt_buf_str(b, buf);
+    return fmt_buf_text(b);
 }
 
-char *squeue_job_id_str(const struct sq_row *job)
+static const char *elapsed_field(int64_t secs, struct fmt_buf *b)
 {
-    int64_t array_id = sq_int(job, SQ_ARRAY_JOB_ID, 0);
-    const char *tasks = sq_str(job, SQ_ARRAY_TASK_STR, NULL);
-    if (array_id > 0 && tasks && *tasks)
-        return xasprintf("%lld_[%s]", (long long)array_id, tasks);
-    if (array_id > 0 && sq_is_int(job, SQ_ARRAY_TASK_ID))
-        return xasprintf("%lld_%lld", (long long)array_id,
-                         (long long)sq_int(job, SQ_ARRAY_TASK_ID, 0));
-    return int_field(job, SQ_JOB_ID);
+    char buf[64];
+    if (secs == 0)   /* every pending job: timefmt_elapsed's "0:00" without its printf */
+        return "0:00";
+    timefmt_elapsed(secs, buf, sizeof buf);
+    fmt_buf_str(b, buf);
+    return fmt_buf_text(b);
 }
 
-FIELD(f_job_id) { return squeue_job_id_str(rec); }
-FIELD(f_job_id_plain) { return int_field(rec, SQ_JOB_ID); }
+/* The id as Slurm's %i prints it: "123", an array task "123_4", a pending
+ * array's record "123_[4-15%8]". */
+FIELD(f_job_id)
+{
+    int64_t array_id = sq_int(rec, SQ_ARRAY_JOB_ID, 0);
+    const char *tasks = sq_str(rec, SQ_ARRAY_TASK_STR, NULL);
+    if (array_id <= 0 || (!(tasks && *tasks) && !sq_is_int(rec, SQ_ARRAY_TASK_ID)))
+        return int_field(rec, SQ_JOB_ID, b);
+    fmt_buf_int(b, array_id);
+    if (tasks && *tasks) {
+        fmt_buf_str(b, "_[");
+        fmt_buf_str(b, tasks);
+        fmt_buf_str(b, "]");
+    } else {
+        fmt_buf_str(b, "_");
+        fmt_buf_int(b, sq_int(rec, SQ_ARRAY_TASK_ID, 0));
+    }
+    return fmt_buf_text(b);
+}
+
+FIELD(f_job_id_plain) { return int_field(rec, SQ_JOB_ID, b); }
 
 FIELD(f_array_job_id)
 {
-    int64_t id = sq_int(rec, SQ_ARRAY_JOB_ID, 0);
-    return id > 0 ? xasprintf("%lld", (long long)id) : int_field(rec, SQ_JOB_ID);
+    return sq_int(rec, SQ_ARRAY_JOB_ID, 0) > 0 ? int_field(rec, SQ_ARRAY_JOB_ID, b)
+                                               : int_field(rec, SQ_JOB_ID, b);
 }
 
 FIELD(f_array_task_id)
 {
     const char *tasks = sq_str(rec, SQ_ARRAY_TASK_STR, NULL);
     if (tasks && *tasks)
-        return xstrdup(tasks);
+        return tasks;
     if (sq_int(rec, SQ_ARRAY_JOB_ID, 0) > 0 && sq_is_int(rec, SQ_ARRAY_TASK_ID))
-        return xasprintf("%lld", (long long)sq_int(rec, SQ_ARRAY_TASK_ID, 0));
-    return xstrdup("N/A");
+        return int_field(rec, SQ_ARRAY_TASK_ID, b);
+    return "N/A";
 }
-FIELD(f_partition) { return xstrdup(sq_str(rec, SQ_PARTITION, "")); }
-FIELD(f_name) { return xstrdup(sq_str(rec, SQ_NAME, "")); }
-FIELD(f_uid) { return int_field(rec, SQ_USER_ID); }
-FIELD(f_gid) { return int_field(rec, SQ_GROUP_ID); }
-FIELD(f_state) { return xstrdup(job_state(rec)); }
-FIELD(f_state_short) { return xstrdup(jobstate_short(job_state(rec))); }
-FIELD(f_nodes) { return int_field(rec, SQ_NUM_NODES); }
-FIELD(f_cpus) { return int_field(rec, SQ_NUM_CPUS); }
-FIELD(f_node_list) { return xstrdup(sq_str(rec, SQ_NODE_LIST, "")); }
-FIELD(f_reason) { return xstrdup(sq_str(rec, SQ_REASON, "None")); }
-FIELD(f_priority) { return int_field(rec, SQ_PRIORITY); }
+FIELD(f_partition) { return sq_str(rec, SQ_PARTITION, ""); }
+FIELD(f_name) { return sq_str(rec, SQ_NAME, ""); }
+FIELD(f_uid) { return int_field(rec, SQ_USER_ID, b); }
+FIELD(f_gid) { return int_field(rec, SQ_GROUP_ID, b); }
+FIELD(f_state) { return job_state(rec); }
+FIELD(f_state_short) { return jobstate_short(job_state(rec)); }
+FIELD(f_nodes) { return int_field(rec, SQ_NUM_NODES, b); }
+FIELD(f_cpus) { return int_field(rec, SQ_NUM_CPUS, b); }
+FIELD(f_node_list) { return sq_str(rec, SQ_NODE_LIST, ""); }
+FIELD(f_reason) { return sq_str(rec, SQ_REASON, "None"); }
+FIELD(f_priority) { return int_field(rec, SQ_PRIORITY, b); }
 FIELD(f_work_dir) { return str_or_null(rec, SQ_WORK_DIR); }
 FIELD(f_comment) { return str_or_null(rec, SQ_COMMENT); }
 FIELD(f_account) { return str_or_null(rec, SQ_ACCOUNT); }
-FIELD(f_req_nodes) { return xstrdup(sq_str(rec, SQ_REQ_NODES, "")); }
-FIELD(f_exc_nodes) { return xstrdup(sq_str(rec, SQ_EXC_NODES, "")); }
-FIELD(f_min_cpus) { return xasprintf("%lld", (long long)sq_int(rec, SQ_CPUS_PER_TASK, 1)); }
-FIELD(f_submit) { return time_field(sq_int(rec, SQ_SUBMIT_TIME, 0)); }
+FIELD(f_req_nodes) { return sq_str(rec, SQ_REQ_NODES, ""); }
+FIELD(f_exc_nodes) { return sq_str(rec, SQ_EXC_NODES, ""); }
+
+FIELD(f_min_cpus)
+{
+    const char *t = sq_int_text(rec, SQ_CPUS_PER_TASK);
+    if (t)
+        return t;
+    fmt_buf_int(b, sq_int(rec, SQ_CPUS_PER_TASK, 1));
+    return fmt_buf_text(b);
+}
+
+FIELD(f_submit) { return time_field(sq_int(rec, SQ_SUBMIT_TIME, 0), b); }
 /* A pending job's start is the scheduler's expected one (N/A when it has
  * none), as in Slurm. */
 FIELD(f_start)
 {
     if (!job_is(rec, "PENDING"))
-        return time_field(sq_int(rec, SQ_START_TIME, 0));
+        return time_field(sq_int(rec, SQ_START_TIME, 0), b);
     int64_t t = sq_int(rec, SQ_START_ESTIMATE, -1);
-    return time_field(t > 0 && t < INT64_MAX / 8 ? t : 0);
+    return time_field(t > 0 && t < INT64_MAX / 8 ? t : 0, b);
 }
 FIELD(f_sched_nodes) { return str_or_null(rec, SQ_SCHED_NODES); }
-FIELD(f_qos) { return xstrdup(sq_str(rec, SQ_QOS, "normal")); }
-FIELD(f_nice) { return xstrdup(sq_str(rec, SQ_NICE, "0")); }
+FIELD(f_qos) { return sq_str(rec, SQ_QOS, "normal"); }
+FIELD(f_nice) { return sq_str(rec, SQ_NICE, "0"); }
 FIELD(f_dependency) { return str_or_null(rec, SQ_DEPENDENCY); }
 FIELD(f_wckey) { return str_or_null(rec, SQ_WCKEY); }
 FIELD(f_features) { return str_or_null(rec, SQ_CONSTRAINT); }
-FIELD(f_reservation) { return xstrdup("(null)"); }
-FIELD(f_contiguous) { return xstrdup("0"); }
-FIELD(f_oversubscribe) { return xstrdup(sq_bool(rec, SQ_EXCLUSIVE, false) ? "NO" : "OK"); }
-FIELD(f_restarts) { return int_field(rec, SQ_RESTARTS); }
+FIELD(f_reservation) { return "(null)"; }
+FIELD(f_contiguous) { return "0"; }
+FIELD(f_oversubscribe) { return sq_bool(rec, SQ_EXCLUSIVE, false) ? "NO" : "OK"; }
+FIELD(f_restarts) { return int_field(rec, SQ_RESTARTS, b); }
 
 FIELD(f_exit_code)
 {
-    return xasprintf("%lld:%lld", (long long)sq_int(rec, SQ_EXIT_CODE, 0),
-                     (long long)sq_int(rec, SQ_EXIT_SIGNAL, 0));
+    fmt_buf_int(b, sq_int(rec, SQ_EXIT_CODE, 0));
+    fmt_buf_add(b, ":", 1);
+    fmt_buf_int(b, sq_int(rec, SQ_EXIT_SIGNAL, 0));
+    return fmt_buf_text(b);
 }
 
 /* Slurm's convert_num_unit with CONVERT_NUM_UNIT_EXACT: MB up to the
@@ -144,64 +184,69 @@ FIELD(f_min_memory)
     if (mb <= 0)
         mb = sq_int(rec, SQ_MEM_PER_CPU_MB, 0);
     if (mb <= 0)
-        return xstrdup("0");
+        return "0";
     int u = 0;
     while (!((const struct squeue_ctx *)ctx)->noconvert && u < 3 && mb % 1024 == 0) {
         mb /= 1024;
         u++;
     }
-    return xasprintf("%lld%c", (long long)mb, units[u]);
+    fmt_buf_int(b, mb);
+    fmt_buf_add(b, &units[u], 1);
+    return fmt_buf_text(b);
 }
 
 FIELD(f_user)
 {
     const char *name = sq_str(rec, SQ_USER_NAME, NULL);
     if (name && *name)
-        return xstrdup(name);
+        return name;
     struct passwd *pw = getpwuid((uid_t)sq_int(rec, SQ_USER_ID, 0));
-    return pw ? xstrdup(pw->pw_name) : int_field(rec, SQ_USER_ID);
+    if (!pw)
+        return int_field(rec, SQ_USER_ID, b);
+    fmt_buf_str(b, pw->pw_name);
+    return fmt_buf_text(b);
 }
 
 FIELD(f_group)
 {
     struct group *gr = getgrgid((gid_t)sq_int(rec, SQ_GROUP_ID, 0));
-    return gr && gr->gr_name[0] ? xstrdup(gr->gr_name) : int_field(rec, SQ_GROUP_ID);
+    if (!gr || !gr->gr_name[0])
+        return int_field(rec, SQ_GROUP_ID, b);
+    fmt_buf_str(b, gr->gr_name);
+    return fmt_buf_text(b);
 }
 
 FIELD(f_command)
 {
     const char *cmd = sq_str(rec, SQ_COMMAND, NULL);
-    return xstrdup(cmd ? cmd : sq_str(rec, SQ_NAME, "(null)"));
+    return cmd ? cmd : sq_str(rec, SQ_NAME, "(null)");
 }
 
 FIELD(f_priority_frac)
 {
+    char buf[64];
     double prio = (double)sq_int(rec, SQ_PRIORITY, 0) / (double)0xffffffffu;
-    return xasprintf("%16.14f", prio);
+    snprintf(buf, sizeof buf, "%16.14f", prio);
+    fmt_buf_str(b, buf);
+    return fmt_buf_text(b);
 }
 
-FIELD(f_time_used)
-{
-    char buf[64];
-    timefmt_elapsed(job_time_used(rec, ((const struct squeue_ctx *)ctx)->now), buf, sizeof buf);
-    return xstrdup(buf);
-}
+FIELD(f_time_used) { return elapsed_field(job_time_used(rec, ctx_now(ctx)), b); }
 
 FIELD(f_time_limit)
 {
     char buf[64];
     timefmt_limit(sq_int(rec, SQ_TIME_LIMIT, TIME_INFINITE), buf, sizeof buf);
-    return xstrdup(buf);
+    fmt_buf_str(b, buf);
+    return fmt_buf_text(b);
 }
 
 FIELD(f_time_left)
 {
-    char buf[64];
     int64_t limit = sq_int(rec, SQ_TIME_LIMIT, TIME_INFINITE);
     if (limit == TIME_INFINITE)
-        return xstrdup("UNLIMITED");
-    timefmt_elapsed(limit * 60 - job_time_used(rec, ((const struct squeue_ctx *)ctx)->now), buf, sizeof buf);
-    return xstrdup(buf);
+        return "UNLIMITED";
+    return elapsed_field(limit * 60 - job_time_used(rec, ctx_now(ctx)), b);
 }
 
 /* A running job's end is its start plus its limit, as the controller sets
@@ -209,13 +254,13 @@ FIELD(f_time_left)
 FIELD(f_end)
 {
     int64_t end = sq_int(rec, SQ_END_TIME, 0), limit = sq_int(rec, SQ_TIME_LIMIT, -1);
-    int64_t start = sq_int(rec, SQ_START_TIME, 0), now = ((const struct squeue_ctx *)ctx)->now;
+    int64_t start = sq_int(rec, SQ_START_TIME, 0), now = ctx_now(ctx);
     bool running = job_is(rec, "RUNNING") || job_is(rec, "SUSPENDED");
     if (running && end == 0 && start && limit != TIME_INFINITE)
         end = start + limit * 60;
     if (limit == TIME_INFINITE && (end > now || (running && end == 0)))
-        return xstrdup("NONE");
-    return time_field(end);
+        return "NONE";
+    return time_field(end, b);
 }
 
 FIELD(f_reason_list)
@@ -223,9 +268,12 @@ FIELD(f_reason_list)
     const char *st = job_state(rec);
     if (!strcmp(st, "PENDING") || !strcmp(st, "TIMEOUT") || !strcmp(st, "FAILED")) {
         *cut = true;
-        return xasprintf("(%s)", sq_str(rec, SQ_REASON, "None"));
+        fmt_buf_add(b, "(", 1);
+        fmt_buf_str(b, sq_str(rec, SQ_REASON, "None"));
+        fmt_buf_add(b, ")", 1);
+        return fmt_buf_text(b);
     }
-    return xstrdup(sq_str(rec, SQ_NODE_LIST, ""));
+    return sq_str(rec, SQ_NODE_LIST, "");
 }
 
 FIELD(f_tres_per_node)
@@ -233,70 +281,74 @@ FIELD(f_tres_per_node)
     int64_t gpn = sq_int(rec, SQ_GPUS_PER_NODE, 0);
     const char *type = sq_str(rec, SQ_GPU_TYPE, "");
     if (gpn <= 0)
-        return xstrdup("N/A");
-    if (*type)
-        return xasprintf("gres/gpu:%s:%lld", type, (long long)gpn);
-    return xasprintf("gres/gpu:%lld", (long long)gpn);
+        return "N/A";
+    fmt_buf_str(b, "gres/gpu:");
+    if (*type) {
+        fmt_buf_str(b, type);
+        fmt_buf_add(b, ":", 1);
+    }
+    fmt_buf_int(b, gpn);
+    return fmt_buf_text(b);
 }
 
 FIELD(f_exec_host)
 {
     struct hostlist *hl = hostlist_create(sq_str(rec, SQ_NODE_LIST, ""));
     const char *first = hl ? hostlist_nth(hl, 0) : NULL;
-    char *s = xstrdup(first ? first : "n/a");
+    fmt_buf_str(b, first ? first : "n/a");
     hostlist_destroy(hl);
-    return s;
+    return fmt_buf_text(b);
 }
 
 const struct fmt_code squeue_codes[] = {
-    {'A', "JOBID", 0, f_job_id_plain},
-    {'B', "EXEC_HOST", 0, f_exec_host},
-    {'C', "CPUS", 0, f_cpus},
-    {'D', "NODES", 0, f_nodes},
-    {'E', "DEPENDENCY", 0, f_dependency},
-    {'F', "ARRAY_JOB_ID", 0, f_array_job_id},
-    {'G', "GROUP", 0, f_gid},
-    {'K', "ARRAY_TASK_ID", 0, f_array_task_id},
-    {'L', "TIME_LEFT", FMT_NOCUT, f_time_left},
-    {'M', "TIME", FMT_NOCUT, f_time_used},
-    {'N', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, f_node_list},
-    {'O', "CONTIGUOUS", 0, f_contiguous},
-    {'P', "PARTITION", 0, f_partition},
-    {'Q', "PRIORITY", 0, f_priority},
-    {'R', "NODELIST(REASON)", FMT_NOCUT | FMT_NOCUT_HEADER, f_reason_list},
-    {'S', "START_TIME", 0, f_start},
-    {'T', "STATE", 0, f_state},
-    {'U', "UID", 0, f_uid},
-    {'V', "SUBMIT_TIME", 0, f_submit},
-    {'Y', "SCHEDNODES", 0, f_sched_nodes},
-    {'Z', "WORK_DIR", 0, f_work_dir},
-    {'a', "ACCOUNT", 0, f_account},
-    {'b', "TRES_PER_NODE", 0, f_tres_per_node},
-    {'c', "MIN_CPUS", 0, f_min_cpus},
-    {'e', "END_TIME", 0, f_end},
-    {'f', "FEATURES", 0, f_features},
-    {'g', "GROUP", 0, f_group},
-    {'h', "OVER_SUBSCRIBE", 0, f_oversubscribe},
-    {'i', "JOBID", 0, f_job_id},
-    {'j', "NAME", 0, f_name},
-    {'k', "COMMENT", 0, f_comment},
-    {'l', "TIME_LIMIT", FMT_NOCUT, f_time_limit},
-    {'m', "MIN_MEMORY", 0, f_min_memory},
-    {'n', "REQ_NODES", 0, f_req_nodes},
-    {'o', "COMMAND", 0, f_command},
-    {'p', "PRIORITY", 0, f_priority_frac},
-    {'q', "QOS", 0, f_qos},
-    {'r', "REASON", 0, f_reason},
-    {'t', "ST", 0, f_state_short},
-    {'u', "USER", 0, f_user},
-    {'v', "RESERVATION", 0, f_reservation},
-    {'w', "WCKEY", 0, f_wckey},
-    {'x', "EXC_NODES", 0, f_exc_nodes},
-    {'y', "NICE", 0, f_nice},
+    {'A', "JOBID", 0, NULL, f_job_id_plain},
+    {'B', "EXEC_HOST", 0, NULL, f_exec_host},
+    {'C', "CPUS", 0, NULL, f_cpus},
+    {'D', "NODES", 0, NULL, f_nodes},
+    {'E', "DEPENDENCY", 0, NULL, f_dependency},
+    {'F', "ARRAY_JOB_ID", 0, NULL, f_array_job_id},
+    {'G', "GROUP", 0, NULL, f_gid},
+    {'K', "ARRAY_TASK_ID", 0, NULL, f_array_task_id},
+    {'L', "TIME_LEFT", FMT_NOCUT, NULL, f_time_left},
+    {'M', "TIME", FMT_NOCUT, NULL, f_time_used},
+    {'N', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, NULL, f_node_list},
+    {'O', "CONTIGUOUS", 0, NULL, f_contiguous},
+    {'P', "PARTITION", 0, NULL, f_partition},
+    {'Q', "PRIORITY", 0, NULL, f_priority},
+    {'R', "NODELIST(REASON)", FMT_NOCUT | FMT_NOCUT_HEADER, NULL, f_reason_list},
+    {'S', "START_TIME", 0, NULL, f_start},
+    {'T', "STATE", 0, NULL, f_state},
+    {'U', "UID", 0, NULL, f_uid},
+    {'V', "SUBMIT_TIME", 0, NULL, f_submit},
+    {'Y', "SCHEDNODES", 0, NULL, f_sched_nodes},
+    {'Z', "WORK_DIR", 0, NULL, f_work_dir},
+    {'a', "ACCOUNT", 0, NULL, f_account},
+    {'b', "TRES_PER_NODE", 0, NULL, f_tres_per_node},
+    {'c', "MIN_CPUS", 0, NULL, f_min_cpus},
+    {'e', "END_TIME", 0, NULL, f_end},
+    {'f', "FEATURES", 0, NULL, f_features},
+    {'g', "GROUP", 0, NULL, f_group},
+    {'h', "OVER_SUBSCRIBE", 0, NULL, f_oversubscribe},
+    {'i', "JOBID", 0, NULL, f_job_id},
+    {'j', "NAME", 0, NULL, f_name},
+    {'k', "COMMENT", 0, NULL, f_comment},
+    {'l', "TIME_LIMIT", FMT_NOCUT, NULL, f_time_limit},
+    {'m', "MIN_MEMORY", 0, NULL, f_min_memory},
+    {'n', "REQ_NODES", 0, NULL, f_req_nodes},
+    {'o', "COMMAND", 0, NULL, f_command},
+    {'p', "PRIORITY", 0, NULL, f_priority_frac},
+    {'q', "QOS", 0, NULL, f_qos},
+    {'r', "REASON", 0, NULL, f_reason},
+    {'t', "ST", 0, NULL, f_state_short},
+    {'u', "USER", 0, NULL, f_user},
+    {'v', "RESERVATION", 0, NULL, f_reservation},
+    {'w', "WCKEY", 0, NULL, f_wckey},
+    {'x', "EXC_NODES", 0, NULL, f_exc_nodes},
+    {'y', "NICE", 0, NULL, f_nice},
     /* -O only: no letter in Slurm's -o */
-    {CODE_EXIT_CODE, "EXIT_CODE", 0, f_exit_code},
-    {CODE_RESTARTS, "RESTARTCNT", 0, f_restarts},
-    {0, NULL, 0, NULL},
+    {CODE_EXIT_CODE, "EXIT_CODE", 0, NULL, f_exit_code},
+    {CODE_RESTARTS, "RESTARTCNT", 0, NULL, f_restarts},
+    {0, NULL, 0, NULL, NULL},
 };
 
 const struct fmt_name squeue_names[] = {

@@ -127,14 +127,14 @@ static int squeue_cmp_start(const void *a, const void *b)
 }
 
 /* Slurm's print_date: ctime's form, "Wed Dec  2 18:40:01 2026". */
-static void squeue_print_date(FILE *out, int64_t now)
+static void squeue_print_date(struct fmt_out *out, int64_t now)
 {
     char buf[64];
     time_t t = (time_t)now;
     struct tm tm;
     localtime_r(&t, &tm);
-    strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
-    fprintf(out, "%s\n", buf);
+    strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y\n", &tm);
+    fmt_out_text(out, buf);
 }
 
 struct fmt *squeue_format(const struct squeue_opts *o, const char *prog)
@@ -163,12 +163,15 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
         if (squeue_job_matches(&jobs->rows[i], o))
             list[n++] = sort_item(&jobs->rows[i]);
     qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
+    struct fmt_out fo;
+    fmt_out_init(&fo, out);
     if (o->long_list && !o->noheader)
-        squeue_print_date(out, ctx.now);
+        squeue_print_date(&fo, ctx.now);
     if (!o->noheader)
-        fmt_print_row(out, f, NULL, &ctx);
+        fmt_out_row(&fo, f, NULL, &ctx);
     for (i = 0; i < n; i++)
-        fmt_print_row(out, f, list[i].job, &ctx);
+        fmt_out_row(&fo, f, list[i].job, &ctx);
+    fmt_out_end(&fo);
     free(list);
     fmt_destroy(f);
     return 0;

@@ -112,19 +112,33 @@ void sq_rows_free(struct sq_rows *r)
     *r = (struct sq_rows){ 0 };
 }
 
-const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def)
+/* Digits of v when it is an integer as %lld prints it ("0", "-12", no
+ * sign, space or leading zero more, at most 18 digits: no overflow); 0
+ * when it is not. */
+static size_t canonical_int(const char *v)
 {
-    return row->v[k] ? row->v[k] : def;
+    const char *d = v + (*v == '-');
+    size_t n = 0;
+    if (*d == '0')
+        return d == v && !d[1];
+    while (d[n] >= '0' && d[n] <= '9')
+        n++;
+    return n && n <= 18 && !d[n] ? n : 0;
 }
 
-int64_t sq_int(const struct sq_row *row, enum sq_key k, int64_t def)
+int64_t sq_int_slow(const char *v, int64_t def)
 {
     char *end;
-    const char *v = row->v[k];
-    if (!v || !*v)
+    if (!*v)
         return def;
-    long long n = strtoll(v, &end, 10);
-    return *end ? def : (int64_t)n;
+    long long x = strtoll(v, &end, 10);
+    return *end ? def : (int64_t)x;
+}
+
+const char *sq_int_text(const struct sq_row *row, enum sq_key k)
+{
+    const char *v = row->v[k];
+    return v && canonical_int(v) ? v : NULL;
 }
 
 bool sq_bool(const struct sq_row *row, enum sq_key k, bool def)
@@ -139,6 +153,8 @@ bool sq_is_int(const struct sq_row *row, enum sq_key k)
     const char *v = row->v[k];
     if (!v || !*v)
         return false;
+    if (canonical_int(v))
+        return true;
     strtoll(v, &end, 10);
     return !*end;
 }

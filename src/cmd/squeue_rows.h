@@ -62,9 +62,37 @@ void sq_rows_add(struct sq_rows *r, const struct sq_row *row, enum sq_key k, cha
 /* Row i's cell k set to val (taken). */
 void sq_rows_set(struct sq_rows *r, size_t i, enum sq_key k, char *val);
 
-const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def);
-int64_t sq_int(const struct sq_row *row, enum sq_key k, int64_t def);
+/* The accessors are inline: squeue calls them ~20 times per job. */
+static inline const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def)
+{
+    return row->v[k] ? row->v[k] : def;
+}
+
+int64_t sq_int_slow(const char *v, int64_t def);   /* strtoll's reading */
+
+/* A cell's integer, def when it has none or is no integer. What the
+ * controller writes ("-1", "4294901759") is read in one pass, without
+ * strtoll's locale; anything else as strtoll reads it. */
+static inline int64_t sq_int(const struct sq_row *row, enum sq_key k, int64_t def)
+{
+    const char *v = row->v[k], *d;
+    if (!v)
+        return def;
+    d = v + (*v == '-');
+    int64_t x = 0;
+    size_t n = 0;
+    while (d[n] >= '0' && d[n] <= '9' && n < 18)
+        x = x * 10 + (d[n++] - '0');
+    if (d[n] || !n || (*d == '0' && n > 1))
+        return sq_int_slow(v, def);
+    return *v == '-' ? -x : x;
+}
+
 bool sq_bool(const struct sq_row *row, enum sq_key k, bool def);
 bool sq_is_int(const struct sq_row *row, enum sq_key k);
+/* The cell itself when it reads as the text %lld would print for its
+ * sq_int (what the controller sends), so that printing it needs no
+ * conversion; NULL otherwise. */
+const char *sq_int_text(const struct sq_row *row, enum sq_key k);
 
 #endif

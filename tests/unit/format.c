@@ -45,9 +45,9 @@ static char *word(const void *rec, const void *ctx, bool *cut)
 }
 
 static const struct fmt_code test_codes[] = {
-    {'w', "WORD", 0, word},
-    {'n', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, word},
-    {0, NULL, 0, NULL},
+    {'w', "WORD", 0, word, NULL},
+    {'n', "NODELIST", FMT_NOCUT | FMT_NOCUT_HEADER, word, NULL},
+    {0, NULL, 0, NULL, NULL},
 };
 
 static char *render(const char *spec, const char *rec)
