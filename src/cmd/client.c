@@ -126,7 +126,7 @@ static bool answer_complete(char *buf, size_t n)
 /* Reads the answer; NULL on a read error or timeout. */
 static char *client_read_all(int fd, size_t *len)
 {
-    size_t cap = 8192, n = 0;
+    size_t cap = 64u << 10, n = 0;   /* squeue's 10,000 jobs: 750 kB in a few reallocs */
     char *buf = xmalloc(cap);
     for (;;) {
         if (n + 1 >= cap) {

@@ -17,10 +17,11 @@ static struct fmt_col *fmt_add_col(struct fmt *f)
 
 static void fmt_add_text(struct fmt_col *c, const char *s, size_t n)
 {
-    size_t len = strlen(c->text);
+    size_t len = c->textlen;
     c->text = xrealloc(c->text, len + n + 1);
     memcpy(c->text + len, s, n);
     c->text[len + n] = '\0';
+    c->textlen = len + n;
 }
 
 static const struct fmt_code *fmt_find(const struct fmt_code *codes, char code)

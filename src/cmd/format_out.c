@@ -12,7 +12,7 @@
 
 #define FMT_OUT_CHUNK (64u << 10)
 
-static void fmt_buf_room(struct fmt_buf *b, size_t n)
+void fmt_buf_grow(struct fmt_buf *b, size_t n)
 {
     if (b->n + n < b->cap)   /* one byte more for fmt_buf_text's NUL */
         return;
@@ -21,13 +21,6 @@ static void fmt_buf_room(struct fmt_buf *b, size_t n)
         cap *= 2;
     b->s = xrealloc(b->s, cap);
     b->cap = cap;
-}
-
-void fmt_buf_add(struct fmt_buf *b, const char *s, size_t n)
-{
-    fmt_buf_room(b, n);
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
 }
 
 void fmt_buf_str(struct fmt_buf *b, const char *s)
@@ -50,14 +43,14 @@ void fmt_buf_int(struct fmt_buf *b, long long v)
 
 void fmt_buf_pad(struct fmt_buf *b, size_t n)
 {
-    fmt_buf_room(b, n);
+    fmt_buf_grow(b, n);
     memset(b->s + b->n, ' ', n);
     b->n += n;
 }
 
 const char *fmt_buf_text(struct fmt_buf *b)
 {
-    fmt_buf_room(b, 0);
+    fmt_buf_grow(b, 0);
     b->s[b->n] = '\0';
     return b->s;
 }
@@ -121,7 +114,7 @@ void fmt_out_row(struct fmt_out *o, const struct fmt *f, const void *rec, const 
             fmt_put(&o->text, v ? v : "(null)", width, c->right, cut);
             free(own);
         }
-        fmt_buf_str(&o->text, c->text);
+        fmt_buf_add(&o->text, c->text, c->textlen);
     }
     fmt_buf_add(&o->text, "\n", 1);
     if (o->text.n >= FMT_OUT_CHUNK)

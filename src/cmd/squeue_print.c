@@ -81,11 +81,14 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
 }
 
 /* A job and what it sorts by, read once: a comparison must not look the
- * fields up again (10,000 jobs take ~140,000 comparisons). */
+ * fields up again (10,000 jobs take ~140,000 comparisons). Partitions and
+ * states sort by name, as ranks found once (sort_ranks), so that a
+ * comparison is integers only. */
 struct sort_item {
     const struct sq_row *job;
     const char *partition;
     const char *state;
+    int partition_rank, state_rank;   /* -1: compare the names */
     int64_t priority, id, task, start;
 };
 
@@ -94,10 +97,80 @@ static struct sort_item sort_item(const struct sq_row *j)
     int64_t t = sq_int(j, SQ_START_ESTIMATE, -1);
     return (struct sort_item){ .job = j, .partition = sq_str(j, SQ_PARTITION, ""),
                                .state = sq_str(j, SQ_STATE, ""),
+                               .partition_rank = -1, .state_rank = -1,
                                .priority = sq_int(j, SQ_PRIORITY, 0),
                                .id = sq_int(j, SQ_JOB_ID, 0),
                                .task = sq_int(j, SQ_ARRAY_TASK_ID, 0),
                                .start = t > 0 ? t : INT64_MAX };
+}
+
+/* The distinct names of one sort key; a queue has a few partitions and
+ * states, and with more than SORT_NAMES the names are compared instead. */
+#define SORT_NAMES 64
+
+struct sort_names {
+    const char *name[SORT_NAMES];
+    size_t n;
+};
+
+/* The index of s among names, added if new; -1 when they are full. */
+static int sort_name_index(struct sort_names *names, const char *s)
+{
+    for (size_t i = 0; i < names->n; i++)
+        if (!strcmp(names->name[i], s))
+            return (int)i;
+    if (names->n == SORT_NAMES)
+        return -1;
+    names->name[names->n] = s;
+    return (int)names->n++;
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The key ranked: the partition or the state. */
+static const char *key_name(const struct sort_item *it, bool state)
+{
+    return state ? it->state : it->partition;
+}
+
+static int *key_rank(struct sort_item *it, bool state)
+{
+    return state ? &it->state_rank : &it->partition_rank;
+}
+
+/* Each item's partition (or state) as its rank among the items' names. */
+static void sort_ranks(struct sort_item *list, size_t n, bool state)
+{
+    struct sort_names names = { .n = 0 };
+    const char *last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = key_name(&list[i], state);
+        if (last && !strcmp(s, last))
+            continue;   /* runs of one name: the common case */
+        if (sort_name_index(&names, s) < 0)
+            return;     /* too many: every rank stays -1 */
+        last = s;
+    }
+    qsort(names.name, names.n, sizeof *names.name, cmp_name);
+    int rank = -1;
+    last = NULL;
+    for (size_t i = 0; i < n; i++) {
+        const char *s = key_name(&list[i], state);
+        if (!last || strcmp(s, last))
+            rank = sort_name_index(&names, s);
+        last = s;
+        *key_rank(&list[i], state) = rank;
+    }
+}
+
+static int cmp_rank_or_name(int xr, int yr, const char *x, const char *y)
+{
+    if (xr >= 0 && yr >= 0)
+        return (xr > yr) - (xr < yr);
+    return strcmp(x, y);
 }
 
 /* Slurm's default sort "P,t,-p"; the job id keeps equal jobs in a stable
@@ -105,10 +178,11 @@ static struct sort_item sort_item(const struct sq_row *j)
 static int squeue_cmp(const void *a, const void *b)
 {
     const struct sort_item *x = a, *y = b;
-    int c = strcmp(x->partition, y->partition);
+    int c = cmp_rank_or_name(x->partition_rank, y->partition_rank, x->partition, y->partition);
     if (c)
         return c;
-    if ((c = strcmp(x->state, y->state)))   /* as Slurm 22.05: by the state's name */
+    /* as Slurm 22.05: by the state's name */
+    if ((c = cmp_rank_or_name(x->state_rank, y->state_rank, x->state, y->state)))
         return c;
     if (x->priority != y->priority)
         return x->priority > y->priority ? -1 : 1;
@@ -162,6 +236,8 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
     for (i = 0; i < jobs->n; i++)
         if (squeue_job_matches(&jobs->rows[i], o))
             list[n++] = sort_item(&jobs->rows[i]);
+    sort_ranks(list, n, false);
+    sort_ranks(list, n, true);
     qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
     struct fmt_out fo;
     fmt_out_init(&fo, out);

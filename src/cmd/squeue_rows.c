@@ -35,15 +35,21 @@ static char *next_line(char **p)
     return line;
 }
 
-/* The cell at *p up to a tab or the end, unescaped in place; NULL for \N. */
+/* The bytes that end a cell's plain run: its end, and an escape. */
+static const bool cell_stop[256] = { ['\0'] = true, ['\t'] = true, ['\\'] = true };
+
+/* The cell at *p up to a tab or the end, unescaped in place; NULL for \N.
+ * Most cells have no escape: they are only scanned, with a table. */
 static const char *cell(char **p)
 {
-    char *start = *p, *w = start, *r = start;
+    char *start = *p, *w, *r = start;
     if (r[0] == '\\' && r[1] == 'N' && (r[2] == '\t' || !r[2])) {
         *p = r[2] ? r + 3 : r + 2;
         return NULL;
     }
-    for (; *r && *r != '\t'; r++) {
+    while (!cell_stop[(unsigned char)*r])
+        r++;
+    for (w = r; *r && *r != '\t'; r++) {
         if (*r != '\\' || !r[1]) {
             *w++ = *r;
             continue;

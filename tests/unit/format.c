@@ -232,6 +232,41 @@ static void test_squeue_format_codes(void **state)
     squeue_opts_clear(&o);
 }
 
+/* Partitions sort by name, whether ranked once (a few names) or compared
+ * name by name (more than squeue_print ranks): n jobs, job i in partition
+ * "p<n-1-i>", so that the order is the jobs' reversed. */
+static void check_partition_order(int n)
+{
+    char *text = xstrdup("now\t1000000\njob_id\tpartition\tstate\tpriority\n");
+    for (int i = 0; i < n; i++) {
+        char *more = xasprintf("%s%d\tp%03d\tPENDING\t1\n", text, i + 1, n - 1 - i);
+        free(text);
+        text = more;
+    }
+    struct sq_rows r;
+    assert_int_equal(sq_rows_parse(&r, text, strlen(text)), 0);
+    struct squeue_opts o = {.noheader = true, .format = "%i"};
+    struct capture c;
+    squeue_print(cap_open(&c), &r, &o, "squeue");
+    char *got = cap_close(&c), *p = got;
+    for (int i = n; i >= 1; i--) {
+        char want[16];
+        snprintf(want, sizeof want, "%d\n", i);
+        assert_memory_equal(p, want, strlen(want));
+        p += strlen(want);
+    }
+    assert_string_equal(p, "");
+    free(got);
+    sq_rows_free(&r);
+}
+
+static void test_squeue_sort_partitions(void **state)
+{
+    (void)state;
+    check_partition_order(5);
+    check_partition_order(200);
+}
+
 static void test_squeue_filters(void **state)
 {
     (void)state;
@@ -288,6 +323,7 @@ int main(void)
         cmocka_unit_test(test_squeue_default),
         cmocka_unit_test(test_squeue_long),
         cmocka_unit_test(test_squeue_format_codes),
+        cmocka_unit_test(test_squeue_sort_partitions),
         cmocka_unit_test(test_squeue_filters),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /* Unit tests of squeue's reading of the controller's job table
  * (src/cmd/squeue_rows.h): cells unescaped in place, \N as no value,
- * unknown columns skipped, numbers and booleans, rows added for -r, and
+ * unknown columns skipped, numbers (read fast, printed as they came) and
+ * booleans, rows added for -r, and
  * an answer that is no table refused. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -42,6 +43,28 @@ static void test_table(void **state)
     sq_rows_free(&r);
 }
 
+/* Integers: what the controller writes read in one pass and printed as
+ * they came (sq_int_text); anything else as strtoll reads it. */
+static void test_ints(void **state)
+{
+    (void)state;
+    static const struct { const char *cell; int64_t v; bool canonical; } cases[] = {
+        { "0", 0, true }, { "-1", -1, true }, { "4294901759", 4294901759LL, true },
+        { "123456789012345678", 123456789012345678LL, true },
+        { "1234567890123456789", 1234567890123456789LL, false },   /* 19 digits */
+        { "007", 7, false }, { "-0", 0, false }, { "+5", 5, false }, { " 5", 5, false },
+        { "5x", 99, false }, { "", 99, false }, { "-", 99, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct sq_row row = { .v = { [SQ_JOB_ID] = cases[i].cell } };
+        assert_int_equal(sq_int(&row, SQ_JOB_ID, 99), cases[i].v);
+        if (cases[i].canonical)
+            assert_string_equal(sq_int_text(&row, SQ_JOB_ID), cases[i].cell);
+        else
+            assert_null(sq_int_text(&row, SQ_JOB_ID));
+    }
+}
+
 static void test_not_a_table(void **state)
 {
     (void)state;
@@ -58,6 +81,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
+        cmocka_unit_test(test_ints),
         cmocka_unit_test(test_not_a_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
