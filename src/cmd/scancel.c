@@ -27,8 +27,12 @@ struct scancel_opts {
     int signal;                /* 0: cancel */
     bool batch;                /* -b: a signal goes to the batch shell only */
     bool full;                 /* -f: to the batch shell and the steps; else the steps only */
-    int verbose;
+    int verbose;               /* -v adds one; -Q sets -1 (Slurm's opt.verbose) */
 };
+
+/* Slurm's codes (slurm_errno.h) in the controller's error answers. */
+#define ESLURM_INVALID_JOB_ID 2017
+#define ESLURM_ALREADY_DONE 2021
 
 static const struct option scancel_options[] = {
     {"batch", no_argument, NULL, 'b'},
@@ -38,6 +42,7 @@ static const struct option scancel_options[] = {
     {"me", no_argument, NULL, OPT_ME},
     {"name", required_argument, NULL, 'n'},
     {"partition", required_argument, NULL, 'p'},
+    {"quiet", no_argument, NULL, 'Q'},
     {"signal", required_argument, NULL, 's'},
     {"state", required_argument, NULL, 't'},
     {"usage", no_argument, NULL, OPT_USAGE},
@@ -93,6 +98,7 @@ static int scancel_option(struct scancel_opts *o, int c)
     case 'b': o->batch = true; o->full = false; return 0;
     case 'f': o->full = true; o->batch = false; return 0;
     case 'v': o->verbose++; return 0;
+    case 'Q': o->verbose = -1; return 0;
     case 'n': o->name = optarg; return 0;
     case 'p': o->partition = optarg; return 0;
     case 'u': o->user = optarg; return 0;
@@ -114,7 +120,7 @@ static int scancel_option(struct scancel_opts *o, int c)
         }
         return 0;
     case OPT_HELP: case OPT_USAGE:
-        printf("Usage: scancel [-bfv] [-n job_name] [-p partition] [-s signal] [-t state]\n"
+        printf("Usage: scancel [-bfQv] [-n job_name] [-p partition] [-s signal] [-t state]\n"
                "               [-u user_name] [--me] [job_id ...]\n");
         exit(0);
     default:
@@ -127,7 +133,7 @@ static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
 {
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "bfn:p:s:t:u:v", scancel_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "bfn:p:Qs:t:u:v", scancel_options, NULL)) != -1)
         if (scancel_option(o, c) < 0)
             return -1;
     for (; optind < argc; optind++) {
@@ -201,9 +207,25 @@ static int scancel_select(struct scancel_opts *o)
     json_decref(answer);
     strlist_clear(&o->ids);
     o->ids = picked;
-    if (!picked.n && o->verbose)
+    if (!picked.n && o->verbose > 0)
         fprintf(stderr, "scancel: No active jobs match ALL job filters\n");
     return 0;
+}
+
+/* A job that is gone (unknown, or finished), as Slurm 22.05 takes it: a
+ * cancel says so only with -v and succeeds (what it asked for is true);
+ * a signal (--signal, -b) says so and fails. -Q says nothing. Other
+ * errors are said and fail. */
+static int scancel_failed(const struct scancel_opts *o, const char *id, int status,
+                          json_t *answer, const char *err)
+{
+    int code = status < 0 ? 0 : (int)jget_int(answer, "code", 0);
+    bool gone = code == ESLURM_INVALID_JOB_ID || code == ESLURM_ALREADY_DONE;
+    bool cancel = !o->signal && !o->batch;
+    if (!gone || (cancel ? o->verbose > 0 : o->verbose >= 0))
+        cmd_error(PROG, "Kill job error on job id %s: %s", id,
+                  status < 0 ? err : client_error_text(answer, status));
+    return gone && cancel ? 0 : -1;
 }
 
 static int scancel_one(const struct scancel_opts *o, const char *id)
@@ -220,18 +242,16 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
         json_object_set_new(body, "batch", json_true());
     if (o->signal && o->full)
         json_object_set_new(body, "full", json_true());
-    if (o->verbose && o->signal)
+    if (o->verbose > 0 && o->signal)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
-    else if (o->verbose)
+    else if (o->verbose > 0)
         fprintf(stderr, "scancel: Terminating job %s\n", id);
     snprintf(path, sizeof path, "/v1/jobs/%s/cancel", base);
     int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
     json_decref(body);
-    if (status != 200)
-        cmd_error(PROG, "Kill job error on job id %s: %s", id,
-                  status < 0 ? err : client_error_text(answer, status));
+    int rc = status == 200 ? 0 : scancel_failed(o, id, status, answer, err);
     json_decref(answer);
-    return status == 200 ? 0 : -1;
+    return rc;
 }
 
 /* The jobs a filter picked, in one request: one commit for all of them

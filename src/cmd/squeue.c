@@ -60,7 +60,8 @@ static int squeue_add_users(struct squeue_opts *o, const char *csv)
     for (size_t i = 0; i < l.n; i++) {
         uid_t uid;
         if (cmd_parse_user(l.items[i], &uid) < 0) {
-            cmd_error(PROG, "Invalid user: %s", l.items[i]);
+            /* Slurm 22.05 gives its error() a "\n" more: a blank line follows */
+            cmd_error(PROG, "Invalid user: %s\n", l.items[i]);
             continue;
         }
         o->uids = xrealloc(o->uids, (o->nuids + 1) * sizeof *o->uids);

@@ -198,6 +198,16 @@ def test_squeue_by_name_pipe_format(session_cluster, calls):
     assert out == f"{calls['fail']}|FAILED\n"
 
 
+def test_squeue_unknown_user(session_cluster, calls):
+    """squeue -u nosuchuser: as Slurm 22.05, the error and a blank line on
+    stderr, exit 0, no job; with a valid user beside it, that user's jobs."""
+    cp = squeue(session_cluster, "-h", "-u", "nosuchuser", "-o", "%i")
+    assert (cp.returncode, cp.stdout, cp.stderr) == (
+        0, "", "squeue: error: Invalid user: nosuchuser\n\n")
+    out = squeue(session_cluster, "-h", "-u", "nosuchuser,root", "-o", "%i").stdout
+    assert f"{calls['held']}\n" in out
+
+
 def test_squeue_unit_separator_fields(session_cluster, calls):
     """squeue --all --states=all --noconvert -O 'JobID:\\x1f,State:\\x1f,...'
     (a field list ended by 0x1f, as portals split it)"""
@@ -280,13 +290,21 @@ def test_toil_sacct_exit_codes(session_cluster, calls):
 # ---- scancel, scontrol ----------------------------------------------------
 
 def test_scancel_errors(session_cluster):
-    cp = session_cluster.run(["scancel", "--signal", "SIGUSR2", "99999"], check=False)
-    assert (cp.returncode, cp.stdout, cp.stderr) == (
-        1, "", "scancel: error: Kill job error on job id 99999: Invalid job id specified\n")
-    # Slurm 22.05 says nothing here (exit 0) unless -v; herd, as later Slurm, says why.
-    cp = session_cluster.run(["scancel", "99999"], check=False)
-    assert cp.stderr == "scancel: error: Kill job error on job id 99999: " \
-                        "Invalid job id specified\n", cp.stderr
+    """Slurm 22.05 (slurm-ref, 2026-12) on a job id that is unknown: a
+    signal (--signal, -b) says why and exits 1; a cancel (plain, -f, -v)
+    succeeds, saying why only with -v; -Q (Slurm's verbosity -1) says
+    nothing."""
+    err = "scancel: error: Kill job error on job id 99999: Invalid job id specified\n"
+    cases = [
+        (["--signal", "SIGUSR2"], 1, err), (["-b"], 1, err), (["--signal=KILL"], 1, err),
+        (["-Q", "--signal=USR2"], 1, ""), ([], 0, ""), (["-f"], 0, ""),
+        (["-v"], 0, "scancel: Terminating job 99999\n" + err), (["-Q", "-v"], 0, ""),
+    ]
+    for args, rc, stderr in cases:
+        cp = session_cluster.run(["scancel"] + args + ["99999"], check=False)
+        assert (cp.returncode, cp.stdout, cp.stderr) == (rc, "", stderr), args
+    cp = session_cluster.run(["scancel", "99999_4"], check=False)
+    assert (cp.returncode, cp.stderr) == (0, "")
 
 
 def test_scancel_signal_then_cancel(session_cluster, workdir):
