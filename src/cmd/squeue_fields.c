@@ -282,7 +282,7 @@ FIELD(f_tres_per_node)
     const char *type = sq_str(rec, SQ_GPU_TYPE, "");
     if (gpn <= 0)
         return "N/A";
-    fmt_buf_str(b, "gres/gpu:");
+    fmt_buf_str(b, "gres:gpu:");   /* 22.05's form (23.02 writes "gres/gpu:") */
     if (*type) {
         fmt_buf_str(b, type);
         fmt_buf_add(b, ":", 1);

@@ -134,10 +134,12 @@ def test_sbatch_options_took_effect(session_cluster, calls):
         assert re.search(r"(^|\s)" + re.escape(want) + r"(\s|$)", kv), (want, kv)
     assert "   Comment=tool call \n" in kv, kv
     assert f"   StdOut={calls['dir']}/full.out\n" in kv, kv
-    # --gpus 1 --gpus-per-node 1 --mem-per-cpu 50 --ntasks 2 (Slurm 23.02's "gres/"; 22.05
-    # wrote "gres:")
+    # --gpus 1 --gpus-per-node 1 --mem-per-cpu 50 --ntasks 2: 22.05's "gres:gpu:1" (23.02
+    # writes "gres/gpu:1"), for --gres gpu:1 too
     assert squeue(c, "-h", "-j", str(calls["gpus"]), "-o", "%b|%C|%m").stdout == \
-        "gres/gpu:1|2|50M\n"
+        "gres:gpu:1|2|50M\n"
+    assert squeue(c, "-h", "-j", str(calls["full"]), "-O", "tres-per-node:12,Gres:10").stdout \
+        == "gres:gpu:1  gres:gpu:1\n"
 
 
 def test_sbatch_errors_tools_match(session_cluster, calls):

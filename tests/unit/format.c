@@ -226,7 +226,7 @@ static void test_squeue_format_codes(void **state)
     assert_string_equal(got,
         "5|COMPLETED|10:00|8:55|1|N/A|1|1970-01-12T11:00:00|1970-01-12T11:00:00|"
         "1970-01-12T11:01:05|None|node3|1000|(null)|(null)\n"
-        "7|RUNNING|2:00:00|57:55|16|gres/gpu:2|100|1970-01-12T12:40:00|1970-01-12T12:44:35|"
+        "7|RUNNING|2:00:00|57:55|16|gres:gpu:2|100|1970-01-12T12:40:00|1970-01-12T12:44:35|"
         "1970-01-12T14:44:35|None|node[1-2]|1000|/home/a|(null)\n");
     free(got);
     squeue_opts_clear(&o);
