@@ -320,7 +320,7 @@ static void job_io(const json_t *j)
     const char *type = jget_str(j, "gpu_type", "");
     if (per > 0 || total > 0) {
         nl();
-        printf("%s=gres/gpu%s%s:%lld", per > 0 ? "TresPerNode" : "TresPerJob", *type ? ":" : "",
+        printf("%s=gres:gpu%s%s:%lld", per > 0 ? "TresPerNode" : "TresPerJob", *type ? ":" : "",
                type, (long long)(per > 0 ? per : total));
     }
 }

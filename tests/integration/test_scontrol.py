@@ -131,7 +131,7 @@ def test_update_time_limit_and_fields(cluster, workdir, users):
     f = kv(show(cluster, "show", "job", str(j)).stdout)
     assert f["TimeLimit"] == "01:00:00" and f["JobName"] == "renamed", f
     assert f["Comment"] == "new" and f["NumNodes"] == "2" and f["Nice"] == "5", f
-    assert f["TresPerNode"] == "gres/gpu:2", f
+    assert f["TresPerNode"] == "gres:gpu:2", f   # 22.05 (23.02: "gres/gpu:2")
     cp = show(cluster, "update", f"JobId={j}", "Partition=nosuch", check=False)
     assert "Invalid partition name specified" in cp.stderr
     cp = show(cluster, "update", f"JobId={j}", "Bogus=1", check=False)
