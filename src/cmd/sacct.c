@@ -355,6 +355,47 @@ static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
     return q;
 }
 
+/* Whether a window query (no -j) leaves the job out: Slurm 22.05 keeps a
+ * pending job out of a time window until it is eligible, and a held job,
+ * or an array's pending record once tasks have left it, shows Eligible
+ * Unknown (slurm-ref, 2026-12). */
+static bool outside_window(const json_t *rec)
+{
+    if (strcmp(jget_str(rec, "state", ""), "PENDING"))
+        return false;
+    if (jget_bool(rec, "held_user", false) || jget_bool(rec, "held_admin", false))
+        return true;
+    const char *all = jget_str(json_object_get(rec, "spec"), "array", "");
+    return sacct_is_pending_array(rec) && strcmp(jget_str(rec, "array_task_str", ""), all);
+}
+
+/* The table's jobs, in the answer's order but for an array's pending
+ * record, which comes after the tasks that follow it, as in Slurm 22.05
+ * (its tasks left it and were recorded after it). */
+static void print_jobs(const struct sacct_opts *o, const json_t *jobs,
+                       const struct sacct_want *want)
+{
+    const json_t *j, *held = NULL;
+    size_t i;
+    json_array_foreach(jobs, i, j) {
+        const json_t *rec = json_object_get(j, "record");
+        if (!o->jobs.n && outside_window(rec))
+            continue;
+        int64_t array = jget_int(rec, "array_job_id", 0);
+        if (held && array != jget_int(json_object_get(held, "record"), "array_job_id", 0)) {
+            sacct_print_job(stdout, &o->out, &o->ctx, held, want, o->jobs.n);
+            held = NULL;
+        }
+        if (!held && array && sacct_is_pending_array(rec)) {
+            held = j;
+            continue;
+        }
+        sacct_print_job(stdout, &o->out, &o->ctx, j, want, o->jobs.n);
+    }
+    if (held)
+        sacct_print_job(stdout, &o->out, &o->ctx, held, want, o->jobs.n);
+}
+
 int cmd_sacct(int argc, char **argv)
 {
     struct sacct_opts o = {0};
@@ -373,13 +414,10 @@ int cmd_sacct(int argc, char **argv)
     o.ctx.now = jget_int(answer, "now", (int64_t)time(NULL));
     o.ctx.cluster = client_conf(PROG)->cluster_name;
     if (o.json) {
-        sacct_print_json(stdout, answer, &o.ctx);
+        sacct_print_json(stdout, answer, &o.ctx, want, o.jobs.n);
     } else {
         sacct_print_header(stdout, &o.out);
-        const json_t *j;
-        size_t i;
-        json_array_foreach(json_object_get(answer, "jobs"), i, j)
-            sacct_print_job(stdout, &o.out, &o.ctx, j, want, o.jobs.n);
+        print_jobs(&o, json_object_get(answer, "jobs"), want);
     }
     rc = 0;
 out:

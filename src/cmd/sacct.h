@@ -85,13 +85,23 @@ struct sacct_want {
     int64_t task;          /* -j 123_4: 4; -1 for a plain id */
 };
 
+/* The job row of an answer's job ({"job_id", "record"}); rec NULL when
+ * it has none. */
+struct sacct_row sacct_job_row(const json_t *job);
+/* Whether -j asked for this row (no -j: every row). */
+bool sacct_wanted(const struct sacct_want *want, size_t nwant, const struct sacct_row *r);
+/* A pending array's record (its tasks not started yet, "6-9%2"). */
+bool sacct_is_pending_array(const json_t *rec);
+
 void sacct_print_header(FILE *out, const struct sacct_out *o);
 /* The rows of one job record (the job, then its steps as -X and want say). */
 void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
                      const json_t *job, const struct sacct_want *want, size_t nwant);
 
-/* --json: Slurm's data_parser shape {"jobs": [...]} for the answer's jobs. */
-void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x);
+/* --json: Slurm's data_parser shape {"jobs": [...]} for the answer's jobs
+ * that -j asked for. */
+void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x,
+                      const struct sacct_want *want, size_t nwant);
 
 /* Helpers shared by the field and JSON code (sacct_fields.c). */
 const json_t *sacct_spec(const struct sacct_row *r);

@@ -12,6 +12,8 @@
 
 #include "cmd/cmdutil.h"
 #include "cmd/sacct.h"
+#include "common/taskset.h"
+#include "common/xmalloc.h"
 
 /* A field's table value as a JSON string ("" for none). */
 static json_t *fv(const char *field, const struct sacct_row *r, const struct sacct_ctx *x)
@@ -135,6 +137,47 @@ static json_t *steps_json(const struct sacct_row *r, const struct sacct_ctx *x)
     return steps;
 }
 
+/* Bit t set for each task t of spec ("8-9%2" -> "0x300"), as Slurm 22.05
+ * writes a pending record's tasks; NULL when none. */
+static char *task_bitmap(const char *spec, int *throttle)
+{
+    char err[128];
+    struct taskset *set = taskset_parse(spec, throttle, err, sizeof err);
+    int64_t last = set ? taskset_last(set) : -1;
+    if (last < 0) {
+        taskset_free(set);
+        return NULL;
+    }
+    size_t ndigits = (size_t)last / 4 + 1;
+    char *hex = xmalloc(ndigits + 3);
+    memcpy(hex, "0x", 2);
+    for (size_t d = 0; d < ndigits; d++) {   /* d: digits from the highest */
+        unsigned v = 0;
+        for (unsigned b = 0; b < 4; b++)
+            v |= taskset_has(set, (uint32_t)((ndigits - 1 - d) * 4 + b)) ? 1u << b : 0;
+        hex[2 + d] = "0123456789abcdef"[v];
+    }
+    hex[2 + ndigits] = '\0';
+    taskset_free(set);
+    return hex;
+}
+
+/* "array": the array's id (0 outside one), a task's id, a pending
+ * record's tasks and its throttle, as Slurm 22.05's sacct --json. */
+static json_t *array_json(const struct sacct_row *r)
+{
+    int throttle = 0;
+    char *tasks = NULL;
+    if (sacct_is_pending_array(r->rec))
+        tasks = task_bitmap(jget_str(r->rec, "array_task_str", ""), &throttle);
+    json_t *a = json_pack("{s:I, s:{s:{s:{s:i}}}, s:o, s:o}", "job_id", (json_int_t)r->array_id,
+                          "limits", "max", "running", "tasks", throttle > 0 ? throttle : 0,
+                          "task", tasks ? json_string(tasks) : json_null(), "task_id",
+                          r->task >= 0 ? json_integer(r->task) : json_null());
+    free(tasks);
+    return a;
+}
+
 static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     const json_t *rec = r->rec;
@@ -156,18 +199,19 @@ static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
                       : json_array(),
                   "requested", json_array()));
     json_object_set_new(o, "steps", steps_json(r, x));
+    json_object_set_new(o, "array", array_json(r));
     return o;
 }
 
-void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x)
+void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x,
+                      const struct sacct_want *want, size_t nwant)
 {
     json_t *jobs = json_array();
     const json_t *j;
     size_t i;
     json_array_foreach(json_object_get(answer, "jobs"), i, j) {
-        struct sacct_row r = { json_object_get(j, "record"), (uint64_t)jget_int(j, "job_id", 0),
-                               SACCT_JOB, 0, 0, -1 };
-        if (json_is_object(r.rec))
+        struct sacct_row r = sacct_job_row(j);
+        if (r.rec && sacct_wanted(want, nwant, &r))   /* -j 123_4: that task alone */
             json_array_append_new(jobs, job_json(&r, x));
     }
     json_t *doc = json_pack("{s:o, s:{s:{s:s, s:s}, s:{s:s}}, s:[], s:[]}", "jobs", jobs, "meta",

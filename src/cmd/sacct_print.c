@@ -78,7 +78,7 @@ static void print_row(FILE *out, const struct sacct_out *o, const struct sacct_c
 
 /* Whether -j asked for this row: a bare id wants the job and its steps,
  * "ID.batch" that step alone. No -j wants everything. */
-static bool wanted(const struct sacct_want *want, size_t nwant, const struct sacct_row *r)
+bool sacct_wanted(const struct sacct_want *want, size_t nwant, const struct sacct_row *r)
 {
     static const char *names[] = { [SACCT_JOB] = NULL, [SACCT_BATCH] = "batch",
                                    [SACCT_EXTERN] = "extern", [SACCT_STEP] = NULL };
@@ -107,22 +107,38 @@ static void print_steps(FILE *out, const struct sacct_out *o, const struct sacct
     json_array_foreach(json_object_get(job->rec, "steps"), i, rec) {
         struct sacct_row r = { rec, job->id, SACCT_STEP, (int)jget_int(rec, "id", 0),
                                job->array_id, job->task };
-        if (wanted(want, nwant, &r))
+        if (sacct_wanted(want, nwant, &r))
             print_row(out, o, x, &r);
     }
+}
+
+struct sacct_row sacct_job_row(const json_t *job)
+{
+    struct sacct_row r = { json_object_get(job, "record"), (uint64_t)jget_int(job, "job_id", 0),
+                           SACCT_JOB, 0, 0, -1 };
+    if (!json_is_object(r.rec)) {
+        r.rec = NULL;
+        return r;
+    }
+    const json_t *task = json_object_get(r.rec, "array_task_id");
+    r.array_id = (uint64_t)jget_int(r.rec, "array_job_id", 0);
+    r.task = json_is_integer(task) ? json_integer_value(task) : -1;
+    return r;
+}
+
+bool sacct_is_pending_array(const json_t *rec)
+{
+    const char *tasks = jget_str(rec, "array_task_str", "");
+    return *tasks && !strcmp(jget_str(rec, "state", ""), "PENDING");
 }
 
 void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
                      const json_t *job, const struct sacct_want *want, size_t nwant)
 {
-    struct sacct_row r = { json_object_get(job, "record"), (uint64_t)jget_int(job, "job_id", 0),
-                           SACCT_JOB, 0, 0, -1 };
-    if (!json_is_object(r.rec))
+    struct sacct_row r = sacct_job_row(job);
+    if (!r.rec)
         return;
-    const json_t *task = json_object_get(r.rec, "array_task_id");
-    r.array_id = (uint64_t)jget_int(r.rec, "array_job_id", 0);
-    r.task = json_is_integer(task) ? json_integer_value(task) : -1;
-    if (wanted(want, nwant, &r))
+    if (sacct_wanted(want, nwant, &r))
         print_row(out, o, x, &r);
     bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;
     if (o->allocations || !started)
@@ -130,7 +146,7 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     /* an allocation of srun or salloc has no batch step, as in Slurm */
     bool batch = !jget_bool(json_object_get(r.rec, "spec"), "allocation", false);
     for (r.kind = batch ? SACCT_BATCH : SACCT_EXTERN; r.kind <= SACCT_EXTERN; r.kind++)
-        if (wanted(want, nwant, &r))
+        if (sacct_wanted(want, nwant, &r))
             print_row(out, o, x, &r);
     print_steps(out, o, x, &r, want, nwant);
 }

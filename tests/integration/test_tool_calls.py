@@ -269,14 +269,47 @@ def test_sacct_array_tasks(session_cluster, calls):
     c = session_cluster
     a = calls["array"]
     out = c.run(["sacct", "-X", "--noheader", "--format=jobid,state%20", "--job", str(a)]).stdout
-    assert sorted(out.splitlines()) == sorted(f"{i:<12} {s:>20} " for i, s in (
-        (f"{a}_[6-9%2]", "PENDING"), (f"{a}_4", "RUNNING"), (f"{a}_5", "RUNNING"))), out
+    # as 22.05: the pending record after the tasks that left it
+    assert out.splitlines() == [f"{i:<12} {s:>20} " for i, s in (
+        (f"{a}_4", "RUNNING"), (f"{a}_5", "RUNNING"), (f"{a}_[6-9%2]", "PENDING"))], out
     t4 = c.run(["squeue", "-h", "-j", f"{a}_4", "-o", "%A"]).stdout.strip()
     out = c.run(["sacct", "-n", "-P", "-j", f"{a}_4", "--format", "JobIDRaw,JobID,State"]).stdout
     assert out == (f"{t4}|{a}_4|RUNNING\n{t4}.batch|{a}_4.batch|RUNNING\n"
                    f"{t4}.extern|{a}_4.extern|RUNNING\n"), out
     out = c.run(["sacct", "-n", "-P", "-j", f"{a}_4.batch", "--format", "JobID"]).stdout
     assert out == f"{a}_4.batch\n"
+
+
+def test_sacct_window_leaves_out_uneligible(session_cluster, calls):
+    """Without -j, Slurm 22.05's time window leaves out the pending jobs it
+    has no eligible time for: a held job, an array's record once tasks
+    left it. -j still names them."""
+    c = session_cluster
+    tag = calls["tag"]
+    out = c.run(["sacct", "-X", "-P", "-n", "--format=JobIDRaw,JobID,State",
+                 "--name", f"{tag}arr,{tag}held"]).stdout
+    a = calls["array"]
+    assert [l.split("|")[1:] for l in out.splitlines()] == [
+        [f"{a}_4", "RUNNING"], [f"{a}_5", "RUNNING"]], out
+    out = c.run(["sacct", "-X", "-P", "-n", "--format=JobID,State", "-j",
+                 str(calls["held"])]).stdout
+    assert out == f"{calls['held']}|PENDING\n"
+
+
+def test_sacct_json_one_task(session_cluster, calls):
+    """sacct --json -j A_4: that task alone, with Slurm 22.05's "array"
+    (the array's id, the task's id); -j A: the pending record first, its
+    tasks as a hex mask and its throttle."""
+    c = session_cluster
+    a = calls["array"]
+    jobs = json.loads(c.run(["sacct", "--json", "-j", f"{a}_4"]).stdout)["jobs"]
+    assert [(j["array"]["job_id"], j["array"]["task_id"]) for j in jobs] == [(a, 4)], jobs
+    jobs = json.loads(c.run(["sacct", "--json", "-j", f"{a}_7"]).stdout)["jobs"]
+    assert jobs == []
+    jobs = json.loads(c.run(["sacct", "--json", "-j", str(a)]).stdout)["jobs"]
+    assert jobs[0]["array"] == {"job_id": a, "limits": {"max": {"running": {"tasks": 2}}},
+                                "task": "0x3c0", "task_id": None}, jobs[0]["array"]
+    assert sorted(j["array"]["task_id"] for j in jobs[1:]) == [4, 5]
 
 
 def test_toil_sacct_exit_codes(session_cluster, calls):
