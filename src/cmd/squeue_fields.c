@@ -130,7 +130,14 @@ FIELD(f_nodes) { return int_field(rec, SQ_NUM_NODES, b); }
 FIELD(f_cpus) { return int_field(rec, SQ_NUM_CPUS, b); }
 FIELD(f_node_list) { return sq_str(rec, SQ_NODE_LIST, ""); }
 FIELD(f_reason) { return sq_str(rec, SQ_REASON, "None"); }
-FIELD(f_priority) { return int_field(rec, SQ_PRIORITY, b); }
+/* A held job's priority is 0 in Slurm: what holding it does. */
+static bool job_held(const struct sq_row *job)
+{
+    const char *r = sq_str(job, SQ_REASON, "");
+    return job_is(job, "PENDING") && (!strcmp(r, "JobHeldUser") || !strcmp(r, "JobHeldAdmin"));
+}
+
+FIELD(f_priority) { return job_held(rec) ? "0" : int_field(rec, SQ_PRIORITY, b); }
 FIELD(f_work_dir) { return str_or_null(rec, SQ_WORK_DIR); }
 FIELD(f_comment) { return str_or_null(rec, SQ_COMMENT); }
 FIELD(f_account) { return str_or_null(rec, SQ_ACCOUNT); }
@@ -163,6 +170,13 @@ FIELD(f_dependency) { return str_or_null(rec, SQ_DEPENDENCY); }
 FIELD(f_wckey) { return str_or_null(rec, SQ_WCKEY); }
 FIELD(f_features) { return str_or_null(rec, SQ_CONSTRAINT); }
 FIELD(f_reservation) { return "(null)"; }
+/* What Herd does not track, as Slurm 22.05 prints it unset (Open OnDemand
+ * asks for all of these). */
+FIELD(f_tmp_disk) { return "0"; }
+FIELD(f_any) { return "*"; }
+FIELD(f_licenses) { return "(null)"; }
+FIELD(f_core_spec) { return "N/A"; }
+FIELD(f_sct) { return "*:*:*"; }
 FIELD(f_contiguous) { return "0"; }
 FIELD(f_oversubscribe) { return sq_bool(rec, SQ_EXCLUSIVE, false) ? "NO" : "OK"; }
 FIELD(f_restarts) { return int_field(rec, SQ_RESTARTS, b); }
@@ -225,7 +239,7 @@ FIELD(f_command)
 FIELD(f_priority_frac)
 {
     char buf[64];
-    double prio = (double)sq_int(rec, SQ_PRIORITY, 0) / (double)0xffffffffu;
+    double prio = job_held(rec) ? 0 : (double)sq_int(rec, SQ_PRIORITY, 0) / (double)0xffffffffu;
     snprintf(buf, sizeof buf, "%16.14f", prio);
     fmt_buf_str(b, buf);
     return fmt_buf_text(b);
@@ -308,6 +322,9 @@ const struct fmt_code squeue_codes[] = {
     {'E', "DEPENDENCY", 0, NULL, f_dependency},
     {'F', "ARRAY_JOB_ID", 0, NULL, f_array_job_id},
     {'G', "GROUP", 0, NULL, f_gid},
+    {'H', "SOCKETS_PER_NODE", 0, NULL, f_any},
+    {'I', "CORES_PER_SOCKET", 0, NULL, f_any},
+    {'J', "THREADS_PER_CORE", 0, NULL, f_any},
     {'K', "ARRAY_TASK_ID", 0, NULL, f_array_task_id},
     {'L', "TIME_LEFT", FMT_NOCUT, NULL, f_time_left},
     {'M', "TIME", FMT_NOCUT, NULL, f_time_used},
@@ -320,11 +337,14 @@ const struct fmt_code squeue_codes[] = {
     {'T', "STATE", 0, NULL, f_state},
     {'U', "UID", 0, NULL, f_uid},
     {'V', "SUBMIT_TIME", 0, NULL, f_submit},
+    {'W', "LICENSES", 0, NULL, f_licenses},
+    {'X', "CORE_SPEC", 0, NULL, f_core_spec},
     {'Y', "SCHEDNODES", 0, NULL, f_sched_nodes},
     {'Z', "WORK_DIR", 0, NULL, f_work_dir},
     {'a', "ACCOUNT", 0, NULL, f_account},
     {'b', "TRES_PER_NODE", 0, NULL, f_tres_per_node},
     {'c', "MIN_CPUS", 0, NULL, f_min_cpus},
+    {'d', "MIN_TMP_DISK", 0, NULL, f_tmp_disk},
     {'e', "END_TIME", 0, NULL, f_end},
     {'f', "FEATURES", 0, NULL, f_features},
     {'g', "GROUP", 0, NULL, f_group},
@@ -345,6 +365,7 @@ const struct fmt_code squeue_codes[] = {
     {'w', "WCKEY", 0, NULL, f_wckey},
     {'x', "EXC_NODES", 0, NULL, f_exc_nodes},
     {'y', "NICE", 0, NULL, f_nice},
+    {'z', "S:C:T", 0, NULL, f_sct},
     /* -O only: no letter in Slurm's -o */
     {CODE_EXIT_CODE, "EXIT_CODE", 0, NULL, f_exit_code},
     {CODE_RESTARTS, "RESTARTCNT", 0, NULL, f_restarts},
@@ -353,7 +374,9 @@ const struct fmt_code squeue_codes[] = {
 
 const struct fmt_name squeue_names[] = {
     {"Account", 'a'}, {"ArrayJobID", 'F'}, {"ArrayTaskID", 'K'}, {"BatchHost", 'B'},
-    {"Command", 'o'}, {"Comment", 'k'}, {"Contiguous", 'O'}, {"Dependency", 'E'},
+    {"Command", 'o'}, {"Comment", 'k'}, {"Contiguous", 'O'}, {"CoreSpec", 'X'},
+    {"CoresPerSocket", 'I'}, {"Dependency", 'E'}, {"Licenses", 'W'}, {"MinTmpDisk", 'd'},
+    {"SCT", 'z'}, {"SocketsPerNode", 'H'}, {"ThreadsPerCore", 'J'},
     {"EndTime", 'e'}, {"exit_code", CODE_EXIT_CODE}, {"Feature", 'f'}, {"GroupID", 'G'},
     {"GroupName", 'g'}, {"JobArrayID", 'i'}, {"JobID", 'A'}, {"MinCpus", 'c'},
     {"MinMemory", 'm'}, {"Name", 'j'}, {"Nice", 'y'}, {"NodeList", 'N'}, {"NumCPUs", 'C'},

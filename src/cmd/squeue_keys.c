@@ -21,14 +21,15 @@ static const struct {
     {'A', ""}, {'B', "node_list"}, {'C', "num_cpus"}, {'D', "num_nodes"},
     {'E', "dependency"}, {'F', ""}, {'G', "group_id"}, {'K', ""},
     {'L', "time_limit,start_time,end_time"}, {'M', "start_time,end_time"},
-    {'N', "node_list"}, {'O', ""}, {'P', ""}, {'Q', ""}, {'R', "reason,node_list"},
+    {'N', "node_list"}, {'O', ""}, {'P', ""}, {'Q', "reason"}, {'R', "reason,node_list"},
     {'S', "start_time"}, {'T', ""}, {'U', ""}, {'V', "submit_time"}, {'Y', "sched_nodes"},
     {'Z', "work_dir"}, {'a', "account"}, {'b', "gpus_per_node,gpu_type"},
     {'c', "cpus_per_task"}, {'e', "end_time,time_limit,start_time"}, {'f', "constraint"},
     {'g', "group_id"}, {'h', "exclusive"}, {'i', ""}, {'j', ""}, {'k', "comment"},
     {'l', "time_limit"}, {'m', "mem_per_node_mb,mem_per_cpu_mb"}, {'n', "req_nodes"},
-    {'o', "command"}, {'p', ""}, {'q', "qos"}, {'r', "reason"}, {'t', ""}, {'u', ""},
+    {'o', "command"}, {'p', "reason"}, {'q', "qos"}, {'r', "reason"}, {'t', ""}, {'u', ""},
     {'v', ""}, {'w', "wckey"}, {'x', "exc_nodes"}, {'y', "nice"},
+    {'H', ""}, {'I', ""}, {'J', ""}, {'W', ""}, {'X', ""}, {'d', ""}, {'z', ""},   /* constants */
     {SQUEUE_CODE_EXIT_CODE, "exit_code,exit_signal"}, {SQUEUE_CODE_RESTARTS, "restarts"},
 };
 

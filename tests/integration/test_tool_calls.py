@@ -210,6 +210,49 @@ def test_squeue_unknown_user(session_cluster, calls):
     assert f"{calls['held']}\n" in out
 
 
+# Open OnDemand's Slurm adapter (OSC/ood_core lib/ood_core/job/adapters/slurm.rb,
+# squeue_args and all_squeue_fields): -o with a record separator first and a
+# unit separator between its 49 codes; it drops two records (the header) and
+# zips each record's fields with its keys.
+OOD_CODES = "aABcCdDeEfFgGhHiIjJkKlLmMnNoOqPQrStTuUvVwWxXyYzZb"
+OOD_HEADER = ("ACCOUNT JOBID EXEC_HOST MIN_CPUS CPUS MIN_TMP_DISK NODES END_TIME DEPENDENCY "
+              "FEATURES ARRAY_JOB_ID GROUP GROUP OVER_SUBSCRIBE SOCKETS_PER_NODE JOBID "
+              "CORES_PER_SOCKET NAME THREADS_PER_CORE COMMENT ARRAY_TASK_ID TIME_LIMIT TIME_LEFT "
+              "MIN_MEMORY TIME REQ_NODES NODELIST COMMAND CONTIGUOUS QOS PARTITION PRIORITY REASON "
+              "START_TIME ST STATE USER UID RESERVATION SUBMIT_TIME WCKEY LICENSES EXC_NODES "
+              "CORE_SPEC NICE SCHEDNODES S:C:T WORK_DIR TRES_PER_NODE").split()
+
+
+def test_ood_squeue_call(session_cluster, calls):
+    """squeue --all --states=all --noconvert -o '\x1e%a\x1f%A...' [-j ID]:
+    Slurm 22.05's header and values (slurm-ref, 2026-12), no error on
+    stderr (OnDemand reads one as a failure), every record 49 fields."""
+    fmt = "\x1e" + "\x1f".join("%" + ch for ch in OOD_CODES)
+    c = session_cluster
+    cp = squeue(c, "--all", "--states=all", "--noconvert", "-o", fmt)
+    assert cp.stderr == "", cp.stderr
+    records = cp.stdout.split("\x1e")
+    assert records[0] == "" and records[1] == "\x1f".join(OOD_HEADER) + "\n", records[1]
+    jobs = [dict(zip(OOD_CODES, r.rstrip("\n").split("\x1f"))) for r in records[2:]]
+    assert all(len(r.rstrip("\n").split("\x1f")) == len(OOD_CODES) for r in records[2:])
+    held = [j for j in jobs if j["A"] == str(calls["held"])]
+    assert len(held) == 1, jobs
+    h = held[0]
+    assert (h["t"], h["T"], h["r"], h["Q"], h["N"], h["B"], h["S"]) == (
+        "PD", "PENDING", "JobHeldUser", "0", "", "n/a", "N/A"), h
+    assert (h["d"], h["H"], h["I"], h["J"], h["W"], h["X"], h["z"], h["b"]) == (
+        "0", "*", "*", "*", "(null)", "N/A", "*:*:*", "N/A"), h
+    full = [j for j in jobs if j["A"] == str(calls["full"])][0]
+    assert (full["t"], full["N"], full["b"], full["C"]) == ("R", "node1", "gres:gpu:1", "2"), full
+    a = calls["array"]
+    assert {j["i"] for j in jobs if j["F"] == str(a)} == {f"{a}_4", f"{a}_5", f"{a}_[6-9%2]"}
+    # status(id): -j ID with the three codes it needs
+    cp = squeue(c, "--all", "--states=all", "--noconvert", "-o", "\x1e%A\x1f%i\x1f%t",
+                "-j", f"{a}_4")
+    recs = [r.rstrip("\n").split("\x1f") for r in cp.stdout.split("\x1e")[2:]]
+    assert [r[1:] for r in recs] == [[f"{a}_4", "R"]], cp.stdout
+
+
 def test_squeue_unit_separator_fields(session_cluster, calls):
     """squeue --all --states=all --noconvert -O 'JobID:\\x1f,State:\\x1f,...'
     (a field list ended by 0x1f, as portals split it)"""
