@@ -18,14 +18,22 @@ call line on both, bytes compared:
   squeue --format=%i|%T --states=all --noheader --name NAME;
   squeue --all --states=all --noconvert -O 'JobID:\\x1f,State:\\x1f,...':
     header, a 0x1f after every field, an empty NodeList while pending;
-  sacct -X --parsable2 --noheader --format=JobIdRaw,State ... --name NAME;
+  Open OnDemand's squeue --all --states=all --noconvert -o '\\x1e%a\\x1f%A...'
+    (49 codes, %d %H %I %J %W %X %z included; a held job's %Q is 0);
+  squeue -u nosuchuser: the error and a blank line on stderr, exit 0;
+  %b, tres-per-node, Gres and scontrol's TresPerNode: "gres:gpu:1" (for
+    --gres and --gpus-per-node; N/A for --gpus);
+  sacct -X --parsable2 --noheader --format=JobIdRaw,State ... --name NAME,
+    held jobs and an array's record that tasks have left outside the window;
   sacct -X --noheader --format=jobid,state%20 --job IDS: %-12s, a blank,
     %20s, a trailing blank;
   sacct -n -j IDS --format JobIDRaw,State,ExitCode -P -S T -E T;
-  sacct -j ARRAY (its tasks A_4, A_5 and the pending fold), sacct -j A_4
-    (JobIDRaw N, JobID A_4, A_4.batch);
-  scancel --signal SIGUSR2 unknown id: "scancel: error: Kill job error on
-    job id 99: Invalid job id specified", exit 1;
+  sacct -j ARRAY (its tasks A_4, A_5, then the pending fold), sacct -j A_4
+    (JobIDRaw N, JobID A_4, A_4.batch); sacct --json -j A_4: that task,
+    with "array";
+  scancel of an unknown id: a cancel silent, exit 0 (-v says why); a
+    signal (--signal, -b) "scancel: error: Kill job error on job id 99:
+    Invalid job id specified", exit 1; -Q quiet;
   scontrol requeue unknown / pending: "Invalid job id specified for job N",
     "Job is pending execution for job N", exit 1;
   scontrol show job ID (layout, first line, the blank line after);
@@ -33,15 +41,15 @@ call line on both, bytes compared:
     ArrayTaskThrottle=2 JobName=...";
   scontrol show hostnames; sinfo -o %P; sinfo -h -o "%D,%T";
   sinfo -N -O "NodeList: ,AllocMem: ,...": header and one row per node.
-Where herd differs from 22.05 on purpose (noted at the tests): plain
-`scancel UNKNOWN` prints the Kill job error and exits 1 (22.05 is silent,
-exit 0); sacct shows the ID.extern step (22.05 does with PrologFlags=contain);
-GresUsed carries "(IDX:...)" (22.05 does when gres.conf names the devices);
-%b and TresPerNode write "gres/gpu:1" (Slurm 23.02's form; 22.05 "gres:gpu:1").
+Where herd differs from 22.05 on purpose (noted at the tests): sacct shows
+the ID.extern step (22.05 does with PrologFlags=contain); GresUsed carries
+"(IDX:...)" (22.05 does when gres.conf names the devices).
 `scancel --signal SIG ID` signals the job's steps only, not the batch shell,
 as 22.05 does without -b/-f; squeue sorts states by name (CD, F, PD, R) as
-22.05 does. Differences seen and not fixed here: sacct lists an array's pending
-record before its tasks, 22.05 after.
+22.05 does. Differences seen and not fixed here: OnDemand's %a is "(null)"
+without -A (22.05: the user's default account) and %o a --wrap job's name
+(22.05: "(null)"). (sacct --json lists a pending array record before its
+tasks, the table after them: both as 22.05.)
 """
 
 import json
