@@ -228,14 +228,10 @@ static int scancel_failed(const struct scancel_opts *o, const char *id, int stat
     return gone && cancel ? 0 : -1;
 }
 
-static int scancel_one(const struct scancel_opts *o, const char *id)
+/* What a cancel asks beside the job: a signal and where it goes. */
+static json_t *cancel_body(const struct scancel_opts *o, const char *id)
 {
-    char err[256], path[64], base[24], tasks[256];
-    json_t *body = json_object(), *answer;
-    if (array_task_id(id, base, sizeof base, tasks, sizeof tasks))
-        json_object_set_new(body, "array_tasks", json_string(tasks));
-    else
-        snprintf(base, sizeof base, "%s", id);
+    json_t *body = json_object();
     if (o->signal)
         json_object_set_new(body, "signal", json_integer(o->signal));
     if (o->signal && o->batch)
@@ -246,6 +242,17 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
     else if (o->verbose > 0)
         fprintf(stderr, "scancel: Terminating job %s\n", id);
+    return body;
+}
+
+static int scancel_one(const struct scancel_opts *o, const char *id)
+{
+    char err[256], path[64], base[24], tasks[256];
+    json_t *body = cancel_body(o, id), *answer;
+    if (array_task_id(id, base, sizeof base, tasks, sizeof tasks))
+        json_object_set_new(body, "array_tasks", json_string(tasks));
+    else
+        snprintf(base, sizeof base, "%s", id);
     snprintf(path, sizeof path, "/v1/jobs/%s/cancel", base);
     int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
     json_decref(body);
@@ -255,34 +262,31 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
 }
 
 /* The jobs a filter picked, in one request: one commit for all of them
- * (`scancel -u USER` of 10,000 jobs took 5.7 s one request each). */
+ * (`scancel -u USER` of 10,000 jobs took 5.7 s one request each). Each
+ * job refused is taken as scancel_one takes it. */
 static int scancel_many(const struct scancel_opts *o)
 {
     char err[256];
-    json_t *ids = json_array(), *answer, *e;
+    json_t *ids = json_array(), *body = NULL, *answer, *e;
     for (size_t i = 0; i < o->ids.n; i++) {
-        if (o->verbose && o->signal)
-            fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, o->ids.items[i]);
-        else if (o->verbose)
-            fprintf(stderr, "scancel: Terminating job %s\n", o->ids.items[i]);
+        json_decref(body);
+        body = cancel_body(o, o->ids.items[i]);
         json_array_append_new(ids, json_integer(strtoll(o->ids.items[i], NULL, 10)));
     }
-    json_t *body = json_pack("{s:o}", "job_ids", ids);
-    if (o->signal)
-        json_object_set_new(body, "signal", json_integer(o->signal));
-    if (o->signal && o->batch)
-        json_object_set_new(body, "batch", json_true());
-    if (o->signal && o->full)
-        json_object_set_new(body, "full", json_true());
+    json_object_set_new(body, "job_ids", ids);
     int status = client_call(PROG, "POST", "/v1/jobs/cancel", body, &answer, err, sizeof err);
     json_decref(body);
-    if (status != 200)
+    int rc = 0;
+    if (status != 200) {
         cmd_error(PROG, "%s", status < 0 ? err : client_error_text(answer, status));
+        rc = -1;
+    }
     size_t i;
-    json_array_foreach(json_object_get(answer, "errors"), i, e)
-        cmd_error(PROG, "Kill job error on job id %lld: %s", (long long)jget_int(e, "job_id", 0),
-                  jget_str(e, "error", "?"));
-    int rc = status == 200 && !json_array_size(json_object_get(answer, "errors")) ? 0 : -1;
+    json_array_foreach(json_object_get(answer, "errors"), i, e) {
+        snprintf(err, sizeof err, "%lld", (long long)jget_int(e, "job_id", 0));
+        if (scancel_failed(o, err, 400, e, err) < 0)
+            rc = -1;
+    }
     json_decref(answer);
     return rc;
 }
