@@ -97,6 +97,20 @@ int proctrack_signal(int sig, pid_t skip)
     return sent;
 }
 
+int proctrack_reap_all(void)
+{
+    struct timespec ts = { 0, 1000000L };
+    for (int waited = 0; waited < KILL_WAIT_MS; waited++) {
+        pid_t p;
+        while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+            ;
+        if (p < 0)
+            return 0;      /* ECHILD: none left */
+        nanosleep(&ts, NULL);
+    }
+    return -1;
+}
+
 int proctrack_kill_all(void)
 {
     struct timespec ts = { 0, 20 * 1000000L };

@@ -16,5 +16,9 @@ int proctrack_signal(int sig, pid_t skip);
 /* SIGKILLs every descendant and reaps them until none is left (bounded).
  * 0, or -1 when some remain. */
 int proctrack_kill_all(void);
+/* Reaps every child, waiting (bounded) for those not yet exited: for a
+ * job whose cgroup is already empty, so that RUSAGE_CHILDREN holds them all
+ * without a sweep of /proc. 0, or -1 when some remain. */
+int proctrack_reap_all(void);
 
 #endif

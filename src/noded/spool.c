@@ -67,7 +67,10 @@ int spool_rmtree(const char *path)
     return 0;
 }
 
-int spool_write(const char *dir, const char *name, const char *data, mode_t mode)
+/* The temporary file and rename make the file whole or absent for any
+ * reader, a restarted herdd included; fsync only where durable. */
+static int write_file(const char *dir, const char *name, const char *data, mode_t mode,
+                      bool durable)
 {
     char *tmp = xasprintf("%s/.%s.tmp", dir, name);
     char *dst = xasprintf("%s/%s", dir, name);
@@ -83,7 +86,8 @@ int spool_write(const char *dir, const char *name, const char *data, mode_t mode
                 break;
             off += (size_t)n;
         }
-        if (off == len && fchmod(fd, mode) == 0 && fsync(fd) == 0 && close(fd) == 0) {
+        if (off == len && fchmod(fd, mode) == 0 && (!durable || fsync(fd) == 0)
+            && close(fd) == 0) {
             fd = -1;
             rc = rename(tmp, dst);
         }
@@ -95,6 +99,16 @@ int spool_write(const char *dir, const char *name, const char *data, mode_t mode
     free(tmp);
     free(dst);
     return rc;
+}
+
+int spool_write(const char *dir, const char *name, const char *data, mode_t mode)
+{
+    return write_file(dir, name, data, mode, false);
+}
+
+int spool_write_durable(const char *dir, const char *name, const char *data, mode_t mode)
+{
+    return write_file(dir, name, data, mode, true);
 }
 
 int spool_write_pid(const char *dir, const char *name, pid_t pid)
@@ -168,7 +182,7 @@ int spool_result_write(const char *dir, const struct job_result *res)
         json_object_set_new(o, "prolog_failed", json_true());
     char *text = json_dumps(o, JSON_COMPACT);
     json_decref(o);
-    int rc = spool_write(dir, SPOOL_RESULT, text, 0600);
+    int rc = spool_write_durable(dir, SPOOL_RESULT, text, 0600);
     free(text);
     return rc;
 }

@@ -51,8 +51,15 @@ int spool_mkdirs(const char *path, mode_t mode);
 /* rm -rf of a directory of ours; 0 or -1 with errno. */
 int spool_rmtree(const char *path);
 
-/* Writes dir/name atomically (temporary file, fsync, rename). 0 or -1. */
+/* Writes dir/name atomically (temporary file, rename), without fsync: what
+ * a restarted herdd reads is in the page cache, and a crash of the machine
+ * ends every job of the node anyway (job.json, the script, the pids). 0 or -1. */
 int spool_write(const char *dir, const char *name, const char *data, mode_t mode);
+/* The same, with fsync before the rename, so that after a crash the name
+ * never points at an empty file: for the result, the one record of a job's
+ * end that exists nowhere else until the controller has acknowledged it.
+ * It is the supervisor's write, off herdd's launch path. */
+int spool_write_durable(const char *dir, const char *name, const char *data, mode_t mode);
 /* A number written by spool_write_pid; -1 when missing or malformed. */
 pid_t spool_read_pid(const char *dir, const char *name);
 int spool_write_pid(const char *dir, const char *name, pid_t pid);

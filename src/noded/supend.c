@@ -64,8 +64,14 @@ static const char *end_state(const struct sup *s, int status, bool oom)
 static void end_everything(struct sup *s)
 {
     kill(-s->pid, SIGKILL);
-    if (s->cg && jobcg_kill_all(s->cg) < 0)
+    bool cg_empty = s->cg && jobcg_kill_all(s->cg) == 0;
+    if (s->cg && !cg_empty)
         log_warnx("job %lld: processes left in its cgroup", (long long)s->js->job_id);
+    /* Every process of the job is in its cgroup, so an empty one leaves only
+     * children to reap; the sweep of /proc (every process of the node, per
+     * job) is for jobs without one. */
+    if (cg_empty && proctrack_reap_all() == 0)
+        return;
     if (proctrack_kill_all() < 0)
         log_warnx("job %lld: processes left after the sweep", (long long)s->js->job_id);
 }
