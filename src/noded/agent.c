@@ -43,7 +43,17 @@ struct ajob *agent_job_add(struct agent *a, int64_t id)
     return j;
 }
 
-static void job_forget(struct agent *a, struct ajob *j)
+void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch)
+{
+    int v = sig | (batch && !cancel ? SUP_SIG_BATCH : 0);
+    if (j->sup_pid > 1 && sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
+                                   (union sigval){ .sival_int = v }) == 0)
+        return;
+    if (j->pgid > 1 && sig > 0)
+        kill(-j->pgid, sig);
+}
+
+void agent_job_forget(struct agent *a, struct ajob *j)
 {
     for (struct ajob **pp = &a->jobs; *pp; pp = &(*pp)->next) {
         if (*pp == j) {
@@ -121,7 +131,7 @@ static void report_done(int status, json_t *body, void *arg)
     if (spool_rmtree(dir) < 0)
         log_warn("cannot remove %s", dir);
     free(dir);
-    job_forget(a, j);
+    agent_job_forget(a, j);
 }
 
 static void report_end(struct agent *a, struct ajob *j)
@@ -148,7 +158,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
     struct agent *a = arg;
     for (struct ajob *j = a->jobs, *next; j; j = next) {
         next = j->next;
-        if (!j->ended)
+        if (!j->ended && !j->starting)
             job_check(a, j);
         if (j->ended && !j->reporting)
             report_end(a, j);
@@ -172,8 +182,11 @@ static void send_register(struct agent *a)
         return;
     const struct conf_node *n = a->node;
     json_t *jobs = json_array();
+    /* not those still starting: should a start fail, the controller, told
+     * of the job here, would take it for running */
     for (struct ajob *j = a->jobs; j; j = j->next)
-        json_array_append_new(jobs, json_integer(j->id));
+        if (!j->starting)
+            json_array_append_new(jobs, json_integer(j->id));
     json_t *body = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:o}", "name", n->name,
                              "cpus", n->cpus, "mem_mb", (json_int_t)n->mem_mb,
                              "gpus", n->gpus, "gpu_type", n->gpu_type ? n->gpu_type : "",
@@ -342,6 +355,7 @@ void agent_destroy(struct agent *a)
     while (a->jobs) {
         struct ajob *j = a->jobs;
         a->jobs = j->next;
+        launch_wait_free(j);
         free(j->cpu_ids);
         free(j);
     }

@@ -34,6 +34,7 @@ struct ajob {
     int *cpu_ids;          /* the node CPU indices it was given (job.json "herd_cpus") */
     size_t ncpu_ids;
     struct job_result res;
+    struct launching *starting;  /* set until its supervisor is up: launch_ready.c */
     struct ajob *next;
 };
 
@@ -76,15 +77,33 @@ void agent_stop(struct agent *a);
 
 struct ajob *agent_job_find(struct agent *a, int64_t id);
 struct ajob *agent_job_add(struct agent *a, int64_t id);
+/* Takes j out of the table and frees it. */
+void agent_job_forget(struct agent *a, struct ajob *j);
+/* To the job's supervisor: a cancel (its first signal; the supervisor does
+ * KillWait, SIGKILL, CANCELLED) or a plain signal, to the batch shell only
+ * with batch; the job's process group where there is no supervisor. */
+void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch);
 
 /* api.c: the routes herdd serves. */
 extern const struct http_route agent_routes[];
 extern const size_t agent_nroutes;
 
-/* launch.c: POST /v1/launch. Returns the HTTP status, with err set when it
- * is not 200. */
-int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen);
+/* launch.c: POST /v1/launch. Answers r, at once when it is refused, else
+ * when the supervisor is up (launch_wait). */
+void launch_job(struct agent *a, struct http_req *r);
 /* The CPU indices a job found in the spool was given. */
 void launch_read_cpus(struct ajob *j, const char *dir);
+
+/* launch_ready.c: a launched job until its supervisor answers on the ready
+ * pipe fd (10 s at most). launch_wait takes fd, dir (the spool directory,
+ * removed should the start fail) and r, and answers r then; a repeated
+ * launch joins with launch_wait_join. Signals and a new time limit for the
+ * job meanwhile are passed on once it is up. launch_wait_free: herdd is
+ * going away; frees it without answering (the server is gone). */
+void launch_wait(struct ajob *j, int fd, char *dir, struct http_req *r);
+void launch_wait_join(struct ajob *j, struct http_req *r);
+void launch_defer_signal(struct ajob *j, int sig, bool cancel, bool batch);
+void launch_defer_limit(struct ajob *j, int minutes);
+void launch_wait_free(struct ajob *j);
 
 #endif

@@ -19,25 +19,7 @@ static void on_launch(struct http_req *r)
         http_reply_error(r, 503, SLURM_ERROR_CODE, "Node %s is shutting down", a->node->name);
         return;
     }
-    char err[512] = "";
-    int status = launch_job(a, r->body, err, sizeof err);
-    if (status == 200)
-        http_reply(r, 200, NULL);
-    else
-        http_reply_error(r, status, SLURM_ERROR_CODE, "%s", err);
-}
-
-/* Both go to the supervisor, which knows every process of the job: a
- * cancel (SIGTERM: it does the signal, KillWait, KILL and records the job
- * CANCELLED) and a plain signal for all the job's processes (SIGUSR1). */
-static void signal_job(struct ajob *j, int sig, bool cancel, bool batch)
-{
-    int v = sig | (batch && !cancel ? SUP_SIG_BATCH : 0);
-    if (j->sup_pid > 1 && sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
-                                   (union sigval){ .sival_int = v }) == 0)
-        return;
-    if (j->pgid > 1 && sig > 0)
-        kill(-j->pgid, sig);
+    launch_job(a, r);
 }
 
 static void on_signal(struct http_req *r)
@@ -64,8 +46,11 @@ static void on_signal(struct http_req *r)
     }
     log_info("job %lld: %s %d", (long long)j->id, cancel ? "cancel, first signal" : "signal",
              (int)sig);
-    if (!j->ended)
-        signal_job(j, (int)sig, cancel, json_is_true(json_object_get(r->body, "batch")));
+    bool batch = json_is_true(json_object_get(r->body, "batch"));
+    if (j->starting)
+        launch_defer_signal(j, (int)sig, cancel, batch);
+    else if (!j->ended)
+        agent_job_signal(j, (int)sig, cancel, batch);
     http_reply(r, 200, NULL);
 }
 
@@ -81,6 +66,11 @@ static void on_time_limit(struct http_req *r)
         return;
     }
     struct ajob *j = agent_job_find(a, json_integer_value(jid));
+    if (j && j->starting) {
+        launch_defer_limit(j, (int)json_integer_value(jt));
+        http_reply(r, 200, NULL);
+        return;
+    }
     if (!j || j->ended || j->sup_pid <= 1) {
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
         return;

@@ -1,6 +1,5 @@
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
@@ -16,7 +16,7 @@
 #include "noded/spool.h"
 #include "noded/supervisor.h"
 
-#define READY_TIMEOUT_MS 10000
+#define SLURM_ERROR_CODE 1
 
 /* job.json (mode 0600: it holds the user's environment) and the script,
  * owned by the user, who runs it. */
@@ -61,36 +61,9 @@ static void exec_supervisor(struct agent *a, const char *dir, int fd)
     _exit(127);
 }
 
-/* The supervisor's "OK <pid> <pgid>" or "ER <why>"; bounded wait. */
-static int read_ready(int fd, struct ajob *j, char *err, size_t errlen)
-{
-    char buf[512];
-    size_t len = 0;
-    struct pollfd p = { .fd = fd, .events = POLLIN };
-    while (len < sizeof buf - 1 && poll(&p, 1, READY_TIMEOUT_MS) > 0) {
-        ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            break;
-        len += (size_t)n;
-    }
-    buf[len] = '\0';
-    buf[strcspn(buf, "\n")] = '\0';
-    long sup, pgid;
-    if (sscanf(buf, "OK %ld %ld", &sup, &pgid) == 2 && sup > 1 && pgid > 1) {
-        j->sup_pid = (pid_t)sup;
-        j->pgid = (pid_t)pgid;
-        return 0;
-    }
-    snprintf(err, errlen, "supervisor failed: %s",
-             strncmp(buf, "ER ", 3) == 0 ? buf + 3 : "no answer");
-    return -1;
-}
-
-/* Double fork: the supervisor is reparented to init and outlives herdd. */
-static int spawn_supervisor(struct agent *a, const char *dir, struct ajob *j,
-                            char *err, size_t errlen)
+/* Double fork: the supervisor is reparented to init and outlives herdd.
+ * The ready pipe's read end, for launch_wait, or -1 with err set. */
+static int spawn_supervisor(struct agent *a, const char *dir, char *err, size_t errlen)
 {
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0) {
@@ -106,15 +79,13 @@ static int spawn_supervisor(struct agent *a, const char *dir, struct ajob *j,
         _exit(0);
     }
     close(p[1]);
-    int rc = -1;
-    if (mid < 0)
+    if (mid < 0) {
         snprintf(err, errlen, "fork: %s", strerror(errno));
-    else {
-        waitpid(mid, NULL, 0);
-        rc = read_ready(p[0], j, err, errlen);
+        close(p[0]);
+        return -1;
     }
-    close(p[0]);
-    return rc;
+    waitpid(mid, NULL, 0);
+    return p[0];
 }
 
 void launch_read_cpus(struct ajob *j, const char *dir)
@@ -169,50 +140,62 @@ static json_t *gpu_devs_json(const struct agent *a)
     return arr;
 }
 
-int launch_job(struct agent *a, const json_t *body, char *err, size_t errlen)
+static void refuse(struct http_req *r, int status, const char *err)
 {
-    struct job_spec *js = job_spec_from_json(body, err, errlen);
-    if (!js)
-        return 400;
-    int status = 200;
-    if (agent_job_find(a, js->job_id))
-        goto out;
-    if (js->node_name[0] && strcmp(js->node_name, a->node->name) != 0) {
-        snprintf(err, errlen, "job %lld is for node %s, this is %s", (long long)js->job_id,
-                 js->node_name, a->node->name);
-        status = 400;
-        goto out;
-    }
+    log_warnx("launch refused: %s", err);
+    http_reply_error(r, status, SLURM_ERROR_CODE, "%s", err);
+}
+
+/* The spool directory, then the supervisor; the request is answered when
+ * the supervisor says it is up (launch_wait). */
+static void start_job(struct agent *a, const struct job_spec *js, struct http_req *r)
+{
+    char err[512] = "";
     char *dir = spool_job_dir(a->spool, js->job_id);
     struct ajob tmp = { 0 };
     /* the supervisor reads the job back from job.json: make it whole */
-    json_t *saved = json_deep_copy(body);
+    json_t *saved = json_deep_copy(r->body);
     json_object_set_new(saved, "node_name", json_string(a->node->name));
     json_object_set_new(saved, "herd_cpus", pick_cpus(a, js->node_cpus, &tmp));
     json_object_set_new(saved, "herd_gpu_devs", gpu_devs_json(a));
-    status = 500;
-    if (prepare_dir(dir, saved, js, err, errlen) == 0) {
-        if (spawn_supervisor(a, dir, &tmp, err, errlen) == 0) {
-            struct ajob *j = agent_job_add(a, js->job_id);
-            j->sup_pid = tmp.sup_pid;
-            j->pgid = tmp.pgid;
-            j->cpu_ids = tmp.cpu_ids;
-            j->ncpu_ids = tmp.ncpu_ids;
-            tmp.cpu_ids = NULL;
-            status = 200;
-            log_info("job %lld: started for %s (uid %lld), supervisor %ld",
-                     (long long)js->job_id, js->user_name, (long long)js->uid,
-                     (long)j->sup_pid);
-        } else {
-            spool_rmtree(dir);
-        }
-    }
+    int fd = -1;
+    if (prepare_dir(dir, saved, js, err, sizeof err) == 0
+        && (fd = spawn_supervisor(a, dir, err, sizeof err)) < 0)
+        spool_rmtree(dir);
     json_decref(saved);
-    free(tmp.cpu_ids);
-    free(dir);
-out:
-    if (status != 200)
-        log_warnx("launch refused: %s", err);
+    if (fd < 0) {
+        free(tmp.cpu_ids);
+        free(dir);
+        refuse(r, 500, err);
+        return;
+    }
+    /* in the table now, so that the next launch counts its CPUs */
+    struct ajob *j = agent_job_add(a, js->job_id);
+    j->cpu_ids = tmp.cpu_ids;
+    j->ncpu_ids = tmp.ncpu_ids;
+    log_info("job %lld: starting for %s (uid %lld)", (long long)js->job_id, js->user_name,
+             (long long)js->uid);
+    launch_wait(j, fd, dir, r);
+}
+
+void launch_job(struct agent *a, struct http_req *r)
+{
+    char err[512] = "";
+    struct job_spec *js = job_spec_from_json(r->body, err, sizeof err);
+    if (!js) {
+        refuse(r, 400, err);
+        return;
+    }
+    struct ajob *j = agent_job_find(a, js->job_id);
+    if (j && j->starting)
+        launch_wait_join(j, r);        /* the same launch again: the same answer */
+    else if (j)
+        http_reply(r, 200, NULL);
+    else if (js->node_name[0] && strcmp(js->node_name, a->node->name) != 0) {
+        snprintf(err, sizeof err, "job %lld is for node %s, this is %s",
+                 (long long)js->job_id, js->node_name, a->node->name);
+        refuse(r, 400, err);
+    } else
+        start_job(a, js, r);
     job_spec_destroy(js);
-    return status;
 }
