@@ -128,7 +128,7 @@ static void report_done(int status, json_t *body, void *arg)
     }
     log_info("job %lld: end reported (%s)", (long long)j->id, j->res.state);
     char *dir = spool_job_dir(a->spool, j->id);
-    if (spool_rmtree(dir) < 0)
+    if (spool_pool_put(a->spool, &a->pool_free, dir) < 0)
         log_warn("cannot remove %s", dir);
     free(dir);
     agent_job_forget(a, j);
@@ -307,6 +307,7 @@ int agent_start(struct agent *a)
     detect_check(a->node, &d);
     a->gpu_devs = detect_gpu_devs(a->node, &d);
     detect_clear(&d);
+    spool_pool_reset(a->spool, &a->pool_free);
     scan_spool(a);
     if (start_timers(a) < 0)
         return -1;

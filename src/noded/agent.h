@@ -54,6 +54,7 @@ struct agent {
     int notify_fd;
     struct ajob *jobs;
     struct astep *steps;   /* srun's steps with tasks here: step.c */
+    int pool_free;         /* finished jobs' directories to reuse: spool_pool.c */
     char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
     bool registering;
     bool stopping;

@@ -19,26 +19,39 @@
 #define SLURM_ERROR_CODE 1
 
 /* job.json (mode 0600: it holds the user's environment) and the script,
- * owned by the user, who runs it. */
+ * owned by the user, who runs it. A recycled slot's script is rewritten in
+ * place only for its own user: the one before may still hold it open. */
 static int write_job_files(const char *dir, const json_t *body, const struct job_spec *js)
 {
     char *text = json_dumps(body, JSON_COMPACT);
     int rc = text ? spool_write(dir, SPOOL_JOB_JSON, text, 0600) : -1;
     free(text);
-    if (rc < 0 || spool_write(dir, SPOOL_SCRIPT, js->script, 0700) < 0)
-        return -1;
     char *script = xasprintf("%s/%s", dir, SPOOL_SCRIPT);
-    rc = getuid() == 0 ? chown(script, (uid_t)js->uid, (gid_t)js->gid) : 0;
+    struct stat st;
+    if (rc == 0 && lstat(script, &st) == 0 && (st.st_uid != (uid_t)js->uid
+                                               || !S_ISREG(st.st_mode)))
+        rc = unlink(script);
+    if (rc == 0)
+        rc = spool_write(dir, SPOOL_SCRIPT, js->script, 0700);
+    if (rc == 0 && getuid() == 0)
+        rc = chown(script, (uid_t)js->uid, (gid_t)js->gid);
     free(script);
     return rc;
 }
 
-static int prepare_dir(const char *dir, const json_t *body, const struct job_spec *js,
-                       char *err, size_t errlen)
+/* A slot of the pool, else a new directory. */
+static int make_dir(struct agent *a, const char *dir)
+{
+    if (spool_pool_take(a->spool, &a->pool_free, dir) == 0)
+        return 0;
+    return mkdir(dir, 0700) < 0 || chmod(dir, 0711) < 0 ? -1 : 0;
+}
+
+static int prepare_dir(struct agent *a, const char *dir, const json_t *body,
+                       const struct job_spec *js, char *err, size_t errlen)
 {
     /* a directory no job of ours owns is a leftover */
-    if (spool_rmtree(dir) < 0 || mkdir(dir, 0700) < 0 || chmod(dir, 0711) < 0
-        || write_job_files(dir, body, js) < 0) {
+    if (spool_rmtree(dir) < 0 || make_dir(a, dir) < 0 || write_job_files(dir, body, js) < 0) {
         snprintf(err, errlen, "cannot prepare %s: %s", dir, strerror(errno));
         spool_rmtree(dir);
         return -1;
@@ -159,7 +172,7 @@ static void start_job(struct agent *a, const struct job_spec *js, struct http_re
     json_object_set_new(saved, "herd_cpus", pick_cpus(a, js->node_cpus, &tmp));
     json_object_set_new(saved, "herd_gpu_devs", gpu_devs_json(a));
     int fd = -1;
-    if (prepare_dir(dir, saved, js, err, sizeof err) == 0
+    if (prepare_dir(a, dir, saved, js, err, sizeof err) == 0
         && (fd = spawn_supervisor(a, dir, err, sizeof err)) < 0)
         spool_rmtree(dir);
     json_decref(saved);

@@ -67,15 +67,14 @@ int spool_rmtree(const char *path)
     return 0;
 }
 
-/* The temporary file and rename make the file whole or absent for any
- * reader, a restarted herdd included; fsync only where durable. */
+/* In place, not by a temporary file and rename: that made and deleted an
+ * inode per write (see spool_pool.c). */
 static int write_file(const char *dir, const char *name, const char *data, mode_t mode,
                       bool durable)
 {
-    char *tmp = xasprintf("%s/.%s.tmp", dir, name);
     char *dst = xasprintf("%s/%s", dir, name);
     int rc = -1;
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+    int fd = open(dst, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
     if (fd >= 0) {
         size_t len = strlen(data), off = 0;
         while (off < len) {
@@ -86,17 +85,11 @@ static int write_file(const char *dir, const char *name, const char *data, mode_
                 break;
             off += (size_t)n;
         }
-        if (off == len && fchmod(fd, mode) == 0 && (!durable || fsync(fd) == 0)
-            && close(fd) == 0) {
-            fd = -1;
-            rc = rename(tmp, dst);
-        }
-        if (fd >= 0)
-            close(fd);
-        if (rc < 0)
-            unlink(tmp);
+        if (off == len && fchmod(fd, mode) == 0 && (!durable || fsync(fd) == 0))
+            rc = 0;
+        if (close(fd) < 0)
+            rc = -1;
     }
-    free(tmp);
     free(dst);
     return rc;
 }
@@ -130,7 +123,8 @@ pid_t spool_read_pid(const char *dir, const char *name)
     fclose(f);
     char *end;
     long v = ok ? strtol(buf, &end, 10) : 0;
-    return ok && v > 1 && (*end == '\n' || *end == '\0') ? (pid_t)v : -1;
+    /* the newline: a number read while it is written is not taken */
+    return ok && v > 1 && *end == '\n' ? (pid_t)v : -1;
 }
 
 json_t *spool_usage_json(const struct job_result *res)

@@ -51,9 +51,12 @@ int spool_mkdirs(const char *path, mode_t mode);
 /* rm -rf of a directory of ours; 0 or -1 with errno. */
 int spool_rmtree(const char *path);
 
-/* Writes dir/name atomically (temporary file, rename), without fsync: what
- * a restarted herdd reads is in the page cache, and a crash of the machine
- * ends every job of the node anyway (job.json, the script, the pids). 0 or -1. */
+/* Writes dir/name in place (truncated, so that a recycled slot's file keeps
+ * its inode), without fsync: what a restarted herdd reads is in the page
+ * cache, and a crash of the machine ends every job of the node anyway
+ * (job.json, the script, the pids). A reader may find a file empty or cut
+ * short while it is written: pid files and the result are then unreadable
+ * (-1), as if not yet written, and read again later. 0 or -1. */
 int spool_write(const char *dir, const char *name, const char *data, mode_t mode);
 /* The same, with fsync before the rename, so that after a crash the name
  * never points at an empty file: for the result, the one record of a job's
@@ -65,6 +68,16 @@ pid_t spool_read_pid(const char *dir, const char *name);
 int spool_write_pid(const char *dir, const char *name, pid_t pid);
 
 int spool_result_write(const char *dir, const struct job_result *res);
+
+/* spool_pool.c: directories of finished jobs for the next ones to reuse,
+ * SPOOL/.free/0 .. nfree-1 (at most 256). reset: at start, none (what an
+ * earlier herdd left is removed). take: renames a slot to dir (which must
+ * not exist); 0, or -1 when none is free. put: the finished job's dir
+ * becomes a slot (its result and pids emptied), or is removed when the pool
+ * is full or it holds other files; 0 or -1. */
+void spool_pool_reset(const char *spool, int *nfree);
+int spool_pool_take(const char *spool, int *nfree, const char *dir);
+int spool_pool_put(const char *spool, int *nfree, const char *dir);
 /* 0, or -1 when there is no (valid) result yet. */
 int spool_result_read(const char *dir, struct job_result *res);
 /* The job_end message's "usage" object (with the exit code and signal);

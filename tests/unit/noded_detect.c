@@ -90,6 +90,52 @@ static void test_spool_records(void **state)
     free(dir);
 }
 
+static ino_t inode_of(const char *dir, const char *name)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    struct stat st;
+    return stat(path, &st) == 0 ? st.st_ino : 0;
+}
+
+/* A finished job's directory becomes a slot with its files (inodes kept),
+ * its result and pids emptied; one holding other files is removed. */
+static void test_spool_pool(void **state)
+{
+    (void)state;
+    char tmpl[] = "/tmp/noded-test-XXXXXX";
+    assert_non_null(mkdtemp(tmpl));
+    int nfree = 7;
+    spool_pool_reset(tmpl, &nfree);
+    assert_int_equal(nfree, 0);
+    char *a = spool_job_dir(tmpl, 1), *b = spool_job_dir(tmpl, 2), *c = spool_job_dir(tmpl, 3);
+    assert_int_equal(spool_pool_take(tmpl, &nfree, b), -1);
+    assert_int_equal(spool_mkdirs(a, 0711), 0);
+    struct job_result r = { .state = "COMPLETED", .end_time = 1 }, back;
+    assert_int_equal(spool_result_write(a, &r), 0);
+    assert_int_equal(spool_write_pid(a, SPOOL_SUP_PID, 4242), 0);
+    assert_int_equal(spool_write(a, SPOOL_JOB_JSON, "{}", 0600), 0);
+    ino_t json_ino = inode_of(a, SPOOL_JOB_JSON);
+    assert_int_equal(spool_pool_put(tmpl, &nfree, a), 0);
+    assert_int_equal(nfree, 1);
+    assert_int_equal(spool_pool_take(tmpl, &nfree, b), 0);
+    assert_int_equal(nfree, 0);
+    assert_int_equal(spool_result_read(b, &back), -1);
+    assert_int_equal(spool_read_pid(b, SPOOL_SUP_PID), -1);
+    assert_int_equal(spool_write(b, SPOOL_JOB_JSON, "{\"a\":1}", 0600), 0);
+    assert_int_equal(inode_of(b, SPOOL_JOB_JSON), json_ino);
+    assert_int_equal(spool_mkdirs(c, 0711), 0);
+    assert_int_equal(spool_write(c, "other", "x", 0600), 0);
+    assert_int_equal(spool_pool_put(tmpl, &nfree, c), 0);
+    assert_int_equal(nfree, 0);
+    struct stat st;
+    assert_int_equal(stat(c, &st), -1);
+    assert_int_equal(spool_rmtree(tmpl), 0);
+    free(a);
+    free(b);
+    free(c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -97,6 +143,7 @@ int main(void)
         cmocka_unit_test(test_no_nvml),
         cmocka_unit_test(test_print_gres),
         cmocka_unit_test(test_spool_records),
+        cmocka_unit_test(test_spool_pool),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
