@@ -269,8 +269,21 @@ static void freeze(const struct jobcg *cg, bool on)
         write_str(cg->dir[0], "cgroup.freeze", on ? "1" : "0");
 }
 
+static size_t nprocs(const struct jobcg *cg)
+{
+    size_t n;
+    free(procs(cg, &n));
+    return n;
+}
+
 int jobcg_kill_all(const struct jobcg *cg)
 {
+    /* Most jobs are gone by now (their session was killed): freezing an
+     * empty group costs the kernel a walk of the freezer for nothing. No
+     * process can enter an empty group but by an attach, and the job's
+     * steps attach only while it runs. */
+    if (nprocs(cg) == 0)
+        return 0;
     bool killed = cg->version == 2 && write_str(cg->dir[0], "cgroup.kill", "1") == 0;
     if (!killed) {
         freeze(cg, true);
@@ -278,10 +291,7 @@ int jobcg_kill_all(const struct jobcg *cg)
         freeze(cg, false);
     }
     for (int waited = 0; ; waited += 20) {
-        size_t n;
-        pid_t *v = procs(cg, &n);
-        free(v);
-        if (n == 0)
+        if (nprocs(cg) == 0)
             return 0;
         if (waited >= KILL_WAIT_MS)
             return -1;
