@@ -43,6 +43,10 @@ static bool listed(json_t *jobs, uint64_t id)
     return false;
 }
 
+/* A node lists only the jobs it has started; a list it made just before it
+ * answered a launch can arrive after that answer. */
+#define REGISTER_LAG_S 5
+
 /* Jobs this node should run, as the node says it does: a job the controller
  * has running there that the agent never heard of was lost in a restart
  * before its launch went out (send it again) or vanished with the node's
@@ -61,7 +65,7 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
         }
         if (j->launch == LAUNCH_NONE)
             launch_job(c, j);
-        else if (j->launch == LAUNCH_ACKED)
+        else if (j->launch == LAUNCH_ACKED && ctld_now() - j->acked_at > REGISTER_LAG_S)
             job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
     }
 }

@@ -73,6 +73,7 @@ struct job {
     bool requeue;
     bool cancel_sent;
     enum launch_state launch;
+    int64_t acked_at;      /* when the node answered the launch */
     int64_t begin_time;    /* --begin: not eligible before (0: now) */
     int64_t deadline;      /* --deadline (0: none); stored and shown */
     bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */

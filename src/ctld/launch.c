@@ -37,6 +37,7 @@ static void launch_done(int status, json_t *body, void *arg)
     if (j && j->state == JOB_RUNNING && j->launch == LAUNCH_INFLIGHT) {
         if (status == 200) {
             j->launch = LAUNCH_ACKED;
+            j->acked_at = ctld_now();
         } else {
             struct node *n = &x->c->nodes[j->allocs[0].node];
             log_warnx("launch of job %llu on %s failed (status %d); requeued",
