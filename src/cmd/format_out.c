@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cmd/format.h"
+#include "common/decimal.h"
 #include "common/xmalloc.h"
 
 #define FMT_OUT_CHUNK (64u << 10)
@@ -30,15 +31,10 @@ void fmt_buf_str(struct fmt_buf *b, const char *s)
 
 void fmt_buf_int(struct fmt_buf *b, long long v)
 {
-    char t[24];
-    size_t k = sizeof t;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do
-        t[--k] = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        t[--k] = '-';
-    fmt_buf_add(b, t + k, sizeof t - k);
+    char t[DECIMAL_MAX];
+    size_t n;
+    const char *d = decimal(v, t, &n);
+    fmt_buf_add(b, d, n);
 }
 
 void fmt_buf_pad(struct fmt_buf *b, size_t n)

@@ -355,18 +355,22 @@ static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
     return q;
 }
 
-/* Whether a window query (no -j) leaves the job out: Slurm 22.05 keeps a
- * pending job out of a time window until it is eligible, and a held job,
- * or an array's pending record once tasks have left it, shows Eligible
- * Unknown (slurm-ref, 2026-12). */
-static bool outside_window(const json_t *rec)
+/* Whether a window query (no -j) leaves the job out: Slurm 22.05 lists a
+ * job in a window only once it was eligible to run, so never a held job
+ * that did not run (pending, or cancelled so), nor an array's record once
+ * tasks have left it: both show Eligible Unknown (slurm-ref, 2026-12).
+ * With -s the window is the time in those states, and only a pending job
+ * needs to have been eligible. */
+static bool outside_window(const json_t *rec, bool by_state)
 {
-    if (strcmp(jget_str(rec, "state", ""), "PENDING"))
+    if (json_array_size(json_object_get(rec, "allocs")) > 0)
+        return false;   /* it ran */
+    if (by_state && strcmp(jget_str(rec, "state", ""), "PENDING"))
         return false;
     if (jget_bool(rec, "held_user", false) || jget_bool(rec, "held_admin", false))
         return true;
-    const char *all = jget_str(json_object_get(rec, "spec"), "array", "");
-    return sacct_is_pending_array(rec) && strcmp(jget_str(rec, "array_task_str", ""), all);
+    const char *tasks = jget_str(rec, "array_task_str", "");
+    return *tasks && strcmp(tasks, jget_str(json_object_get(rec, "spec"), "array", ""));
 }
 
 /* The table's jobs, in the answer's order but for an array's pending
@@ -379,7 +383,7 @@ static void print_jobs(const struct sacct_opts *o, const json_t *jobs,
     size_t i;
     json_array_foreach(jobs, i, j) {
         const json_t *rec = json_object_get(j, "record");
-        if (!o->jobs.n && outside_window(rec))
+        if (!o->jobs.n && outside_window(rec, o->states.n > 0))
             continue;
         int64_t array = jget_int(rec, "array_job_id", 0);
         if (held && array != jget_int(json_object_get(held, "record"), "array_job_id", 0)) {

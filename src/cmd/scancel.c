@@ -164,17 +164,35 @@ static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
 static bool scancel_matches(const json_t *job, const struct scancel_opts *o)
 {
     const char *state = jget_str(job, "state", "");
-    char id[24];
+    char id[24], array[24];
     snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
+    snprintf(array, sizeof array, "%lld", (long long)jget_int(job, "array_job_id", 0));
     if (!jobstate_is_active(state) || (o->state && strcmp(o->state, state)))
         return false;
-    if (o->ids.n && !strlist_has(&o->ids, id, false))
+    /* an array's id names its tasks too */
+    if (o->ids.n && !strlist_has(&o->ids, id, false) && !strlist_has(&o->ids, array, false))
         return false;
     if (o->user && (uid_t)jget_int(job, "user_id", -1) != o->uid)
         return false;
     if (o->name && strcmp(jget_str(job, "name", ""), o->name))
         return false;
     return !o->partition || !strcmp(jget_str(job, "partition", ""), o->partition);
+}
+
+/* -v's line when the filters picked nothing, as Slurm 22.05 writes it
+ * (its filters in its order, each followed by a blank). */
+static void say_none_match(const struct scancel_opts *o)
+{
+    fprintf(stderr, "scancel: error: No active jobs match ALL job filters, including: ");
+    if (o->name)
+        fprintf(stderr, "job_name=%s ", o->name);
+    if (o->partition)
+        fprintf(stderr, "partition=%s ", o->partition);
+    if (o->state)
+        fprintf(stderr, "state=%s ", o->state);
+    if (o->user)
+        fprintf(stderr, "user_name=%s ", o->user);
+    fputc('\n', stderr);
 }
 
 /* With filters, the ids become those of the active jobs that pass them. */
@@ -193,12 +211,9 @@ static int scancel_select(struct scancel_opts *o)
         return -1;
     }
     struct strlist picked = {0};
+    /* each record on its own, as Slurm's scancel: an array's id picks its
+     * pending tasks, and a task that started is picked (or not) by itself */
     json_array_foreach(json_object_get(answer, "jobs"), i, job) {
-        /* an array's id names its tasks too: they come after it, by id */
-        long long array = jget_int(job, "array_job_id", 0);
-        snprintf(err, sizeof err, "%lld", array);
-        if (array && array != jget_int(job, "job_id", 0) && strlist_has(&picked, err, false))
-            continue;
         if (scancel_matches(job, o)) {
             snprintf(err, sizeof err, "%lld", (long long)jget_int(job, "job_id", 0));
             strlist_split(&picked, err);
@@ -208,7 +223,7 @@ static int scancel_select(struct scancel_opts *o)
     strlist_clear(&o->ids);
     o->ids = picked;
     if (!picked.n && o->verbose > 0)
-        fprintf(stderr, "scancel: No active jobs match ALL job filters\n");
+        say_none_match(o);
     return 0;
 }
 
@@ -229,7 +244,7 @@ static int scancel_failed(const struct scancel_opts *o, const char *id, int stat
 }
 
 /* What a cancel asks beside the job: a signal and where it goes. */
-static json_t *cancel_body(const struct scancel_opts *o, const char *id)
+static json_t *cancel_body(const struct scancel_opts *o)
 {
     json_t *body = json_object();
     if (o->signal)
@@ -238,17 +253,23 @@ static json_t *cancel_body(const struct scancel_opts *o, const char *id)
         json_object_set_new(body, "batch", json_true());
     if (o->signal && o->full)
         json_object_set_new(body, "full", json_true());
+    return body;
+}
+
+/* -v's line for each job asked for. */
+static void cancel_say(const struct scancel_opts *o, const char *id)
+{
     if (o->verbose > 0 && o->signal)
         fprintf(stderr, "scancel: Signal %d to job %s\n", o->signal, id);
     else if (o->verbose > 0)
         fprintf(stderr, "scancel: Terminating job %s\n", id);
-    return body;
 }
 
 static int scancel_one(const struct scancel_opts *o, const char *id)
 {
     char err[256], path[64], base[24], tasks[256];
-    json_t *body = cancel_body(o, id), *answer;
+    json_t *body = cancel_body(o), *answer;
+    cancel_say(o, id);
     if (array_task_id(id, base, sizeof base, tasks, sizeof tasks))
         json_object_set_new(body, "array_tasks", json_string(tasks));
     else
@@ -267,10 +288,9 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
 static int scancel_many(const struct scancel_opts *o)
 {
     char err[256];
-    json_t *ids = json_array(), *body = NULL, *answer, *e;
+    json_t *ids = json_array(), *body = cancel_body(o), *answer, *e;
     for (size_t i = 0; i < o->ids.n; i++) {
-        json_decref(body);
-        body = cancel_body(o, o->ids.items[i]);
+        cancel_say(o, o->ids.items[i]);
         json_array_append_new(ids, json_integer(strtoll(o->ids.items[i], NULL, 10)));
     }
     json_object_set_new(body, "job_ids", ids);

@@ -232,8 +232,7 @@ FIELD(f_group)
 
 FIELD(f_command)
 {
-    const char *cmd = sq_str(rec, SQ_COMMAND, NULL);
-    return cmd ? cmd : sq_str(rec, SQ_NAME, "(null)");
+    return sq_str(rec, SQ_COMMAND, "(null)");   /* a --wrap or stdin script has none */
 }
 
 FIELD(f_priority_frac)

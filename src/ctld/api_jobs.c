@@ -362,7 +362,7 @@ static const char *cancel_refusal(struct ctld *c, struct job *j, const struct ht
         return "Access/permission denied";
     }
     bool pending = j->state == JOB_PENDING;
-    array_cancel_whole(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
+    array_cancel_record(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
     if (acted)
         return NULL;
     *code = sig && pending ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
@@ -384,7 +384,8 @@ static void cancel_many_answer(void *arg)
 /* POST /v1/jobs/cancel {"job_ids": [N, ...], "signal", "batch", "full"}: what
  * `scancel -u USER` (and its other filters) picked, in one request and one
  * commit; answered with the jobs refused: {"errors": [{"job_id", "error",
- * "code"}]}. An array's id names all of it, as in the path form. */
+ * "code"}]}. Each id names the record the job list shows: an array's id its
+ * waiting tasks, not the tasks that left it (listed with ids of their own). */
 void api_cancel_many(struct http_req *r)
 {
     struct ctld *c = r->ctx;

@@ -295,14 +295,11 @@ static void cancel_all(struct cancel *x, uint64_t array_id)
             cancel_job(x, x->c->jobs[i]);
 }
 
-void array_cancel_whole(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
-                        size_t *hit, size_t *acted)
+void array_cancel_record(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
+                         size_t *hit, size_t *acted)
 {
     struct cancel x = { c, by, sig, to, 0, 0 };
-    if (j->array && j->array_job_id == j->id)
-        cancel_all(&x, j->id);
-    else
-        cancel_job(&x, j);
+    cancel_job(&x, j);
     *hit = x.hit;
     *acted = x.acted;
 }

@@ -56,11 +56,12 @@ struct job *array_split(struct ctld *c, struct job *meta);
  * the tasks of {"array_tasks": "1-3"}. false when the request is not about an
  * array and the plain cancel applies; true when it was answered. */
 bool array_cancel_request(struct http_req *r);
-/* Cancels (sig 0) or signals j, every task of it when it is an array's meta
- * job, on behalf of uid by (checked by the caller): how many jobs that named
- * and how many of them were not finished already. */
-void array_cancel_whole(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
-                        size_t *hit, size_t *acted);
+/* Cancels (sig 0) or signals the one record j, on behalf of uid by (checked
+ * by the caller): a job, a task, or an array's meta record, which is its
+ * waiting tasks alone (as Slurm cancels a record a filter picked). *hit is
+ * 1, *acted 1 when it was not finished already. */
+void array_cancel_record(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
+                         size_t *hit, size_t *acted);
 
 /* When j is an array's meta job (or its last task, which took the meta
  * record over): the array's other tasks, appended to jobs as job JSON. */

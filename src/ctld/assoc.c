@@ -167,9 +167,14 @@ void assocs_free(struct assocs *as)
     memset(as, 0, sizeof(*as));
 }
 
+const char *assocs_listed_account(const struct assocs *as, const char *user)
+{
+    return json_string_value(json_object_get(as->defaults, user ? user : ""));
+}
+
 const char *assocs_default_account(const struct assocs *as, const char *user)
 {
-    const char *a = json_string_value(json_object_get(as->defaults, user ? user : ""));
+    const char *a = assocs_listed_account(as, user);
     return a ? a : "root";
 }
 

@@ -19,6 +19,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
 
@@ -353,6 +354,13 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
                           int *status, int *code, char *err, size_t errlen)
 {
     struct parse p = { .err = err, .errlen = errlen, .submit = true };
+    char *user = owner_name(uid);
+    /* as Slurm: a job without --account is charged to, and shows, the
+     * user's default account */
+    const char *account = json_string_value(json_object_get(spec, "account"));
+    const char *dflt = prio_default_account(c, user, uid);
+    if ((!account || !*account) && dflt)
+        json_object_set_new(spec, "account", json_string(dflt));
     if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
     struct job *j = p.failed ? NULL : job_parse(c, spec, id, &p);
@@ -360,13 +368,14 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
         check_feasible(c, &p, j);
     if (p.failed) {
         job_destroy(j);
+        free(user);
         *status = p.status;
         *code = p.code;
         return NULL;
     }
     j->uid = uid;
     j->gid = gid;
-    j->user_name = owner_name(uid);
+    j->user_name = user;
     j->state = JOB_PENDING;
     j->submit_time = ctld_now();
     j->req.held_user = json_is_true(json_object_get(spec, "hold"));

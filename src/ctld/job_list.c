@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/decimal.h"
 #include "common/xmalloc.h"
 
 enum key {
@@ -130,15 +131,10 @@ static void line_add(struct line *l, const char *s, size_t n)
 
 static void line_int(struct line *l, long long v)
 {
-    char t[24];
-    size_t k = sizeof t;
-    unsigned long long u = v < 0 ? 0ULL - (unsigned long long)v : (unsigned long long)v;
-    do
-        t[--k] = (char)('0' + u % 10);
-    while (u /= 10);
-    if (v < 0)
-        t[--k] = '-';
-    line_add(l, t + k, sizeof t - k);
+    char t[DECIMAL_MAX];
+    size_t n;
+    const char *d = decimal(v, t, &n);
+    line_add(l, d, n);
 }
 
 /* The bytes a cell escapes (and the NUL that ends it). */

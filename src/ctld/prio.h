@@ -13,6 +13,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "sched/sched.h"
 
@@ -47,6 +48,8 @@ void assocs_free(struct assocs *as);
 /* The user's association under account (or the user's default account, or
  * root), created with FairShare=1 if the file did not list it. */
 size_t assocs_user(struct assocs *as, const char *user, const char *account);
+/* The user's default account as the file lists it, or NULL. */
+const char *assocs_listed_account(const struct assocs *as, const char *user);
 const char *assocs_default_account(const struct assocs *as, const char *user);
 /* The Fair Tree of the current usage, computed again only when stale. */
 const struct sched_assoc *assocs_tree(struct assocs *as);
@@ -74,6 +77,11 @@ void prio_job(const struct ctld *c, const struct job *j, int64_t now,
               struct sched_prio_factors *out);
 /* The job's account (as given, else the user's default, else root). */
 const char *prio_job_account(const struct ctld *c, const struct job *j);
+/* The account a job without --account shows, as Slurm's default account:
+ * the user's in herd-assoc.conf, "root" for root (Slurm's one association
+ * out of the box), else NULL (Slurm's "(null)"; fair share still charges
+ * such jobs to root). */
+const char *prio_default_account(const struct ctld *c, const char *user, uid_t uid);
 const char *prio_job_qos(const struct job *j);
 int64_t prio_job_nice(const struct job *j);
 /* Orders pending jobs by priority, highest first, ties by id. */

@@ -96,9 +96,13 @@ struct prio *prio_get(const struct ctld *c)
 
 const char *prio_job_account(const struct ctld *c, const struct job *j)
 {
-    if (j->account)
-        return j->account;
-    return assocs_default_account(&prio_get(c)->as, j->user_name);
+    return j->account ? j->account : assocs_default_account(&prio_get(c)->as, j->user_name);
+}
+
+const char *prio_default_account(const struct ctld *c, const char *user, uid_t uid)
+{
+    const char *a = assocs_listed_account(&prio_get(c)->as, user);
+    return a ? a : uid == 0 ? "root" : NULL;
 }
 
 const char *prio_job_qos(const struct job *j)

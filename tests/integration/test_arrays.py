@@ -139,6 +139,22 @@ def test_running_tasks_and_scancel(cluster, arrays, workdir):
     assert "Invalid job id specified" in cp.stderr, cp
 
 
+def test_state_filter_splits_an_array(cluster, arrays, workdir):
+    """scancel -t takes each record on its own, as Slurm's: the pending
+    ones of an array go, its running tasks stay, and then -t R ends them."""
+    a = arrays(["--array=0-5%2", "-J", "splitme"], cwd=workdir, script=SLEEP)
+    wait_ids(cluster, a, {f"{a}_0": "RUNNING", f"{a}_1": "RUNNING",
+                          f"{a}_[2-5%2]": "PENDING"})
+    cluster.run(["scancel", "-t", "PD", "-n", "splitme"])
+    wait_for(lambda: "PENDING" not in ids_states(cluster, a).values(), 20,
+             "the array's pending tasks to be cancelled")
+    time.sleep(1)   # what a wrong cancel of the whole array would have ended by now
+    now = ids_states(cluster, a)
+    assert (now[f"{a}_0"], now[f"{a}_1"]) == ("RUNNING", "RUNNING"), now
+    cluster.run(["scancel", "-t", "R", str(a)])
+    wait_ids(cluster, a, {f"{a}_0": "CANCELLED", f"{a}_1": "CANCELLED"})
+
+
 def test_bad_specs_and_max_array_size(cluster, arrays, workdir):
     cp = cluster.run(["sbatch", "--array=3-1", "--wrap", "true"], cwd=workdir, check=False)
     assert cp.returncode != 0

@@ -142,12 +142,15 @@ def test_name_window_call(session_cluster, jobs):
 
 
 def test_time_windows(session_cluster, jobs):
-    mine = {str(jobs[k]) for k in ("ok", "fail", "long", "held", "user")}
+    # the held job, cancelled without running, was never eligible: Slurm
+    # 22.05 leaves it out of every window (but -s CA names it, below)
+    mine = {str(jobs[k]) for k in ("ok", "fail", "long", "user")}
 
     def ids(args):
         out = sacct(session_cluster, ["-a", "-X", "-n", "-P", "-o", "JobID"] + args)
         return set(out.split())
     assert mine <= ids([])                                     # midnight today
+    assert str(jobs["held"]) not in ids([])
     assert mine <= ids(["-S", iso(jobs["t0"])])
     assert mine <= ids(["-S", "now-1hour"])
     assert mine <= ids(["-S", "today", "-E", "now"])

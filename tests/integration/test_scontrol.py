@@ -44,7 +44,7 @@ def test_show_job_layout(cluster, workdir):
     f = kv(out)
     assert f["JobState"] == "PENDING" and f["Reason"] == "JobHeldUser", out
     assert f["TimeLimit"] == "00:05:00" and f["Partition"] == "debug", out
-    assert f["Account"] == "(null)" and f["Comment"] == "hello" and f["Nice"] == "7", out
+    assert f["Account"] == "root" and f["Comment"] == "hello" and f["Nice"] == "7", out
     assert f["Priority"] == "0" and f["NodeList"] == "(null)", out
     assert f["StdOut"] == os.path.join(workdir, f"slurm-{j}.out"), out
     assert f["WorkDir"] == workdir and f["Command"].startswith(workdir), out

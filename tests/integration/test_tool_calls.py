@@ -46,9 +46,9 @@ the ID.extern step (22.05 does with PrologFlags=contain); GresUsed carries
 "(IDX:...)" (22.05 does when gres.conf names the devices).
 `scancel --signal SIG ID` signals the job's steps only, not the batch shell,
 as 22.05 does without -b/-f; squeue sorts states by name (CD, F, PD, R) as
-22.05 does. Differences seen and not fixed here: OnDemand's %a is "(null)"
-without -A (22.05: the user's default account) and %o a --wrap job's name
-(22.05: "(null)"). (sacct --json lists a pending array record before its
+22.05 does. A job without -A shows the user's default account (%a, sacct,
+scontrol), as 22.05. Differences seen and not fixed here: OnDemand's %o is a
+--wrap job's name (22.05: "(null)"). (sacct --json lists a pending array record before its
 tasks, the table after them: both as 22.05.)
 """
 
@@ -105,7 +105,7 @@ def calls(session_cluster, tmp_path_factory, users):
     j["array"] = c.sbatch(["--job-name", tag + "arr", "--array", "4-9%2",
                            "--output=/dev/null", "--wrap", "exec sleep 300"], cwd=wd)
     j["held"] = c.sbatch(["--job-name", tag + "held", "--hold", "--wrap", "true"], cwd=wd)
-    j["hosts"] = c.sbatch(["--job-name", tag + "hosts", "--nodes", "2", "--mem", "10",
+    j["hosts"] = c.sbatch(["--job-name", tag + "hosts", "--nodes", "2", "--mem", "200",
                            f"--output={wd}/hosts.out",
                            "--wrap", 'scontrol show hostnames "$SLURM_JOB_NODELIST"'], cwd=wd)
     for k in ("full", "gpus"):
@@ -175,6 +175,17 @@ def test_nextflow_squeue_all_states_of_user(session_cluster, calls):
     for want in (f"{calls['full']} R", f"{calls['held']} PD", f"{calls['fail']} F",
                  f"{calls['hosts']} CD", f"{a}_4 R", f"{a}_5 R", f"{a}_[6-9%2] PD"):
         assert want in lines, (want, out)
+
+
+def test_only_job_state_polls(session_cluster, calls):
+    """Nextflow with onlyJobState: squeue --noheader -o '%i %t' -t all
+    --only-job-state; SkyPilot: squeue -h --only-job-state --jobs ID -o "%T"
+    (Slurm 23.02's lighter query): the same lines as without it."""
+    c = session_cluster
+    base = ["--noheader", "-o", "%i %t", "-t", "all"]
+    assert squeue(c, *base, "--only-job-state").stdout == squeue(c, *base).stdout
+    cp = squeue(c, "-h", "--only-job-state", "--jobs", str(calls["held"]), "-o", "%T")
+    assert (cp.returncode, cp.stdout, cp.stderr) == (0, "PENDING\n", "")
 
 
 def test_batchspawner_squeue_state_and_host(session_cluster, calls):
@@ -248,6 +259,7 @@ def test_ood_squeue_call(session_cluster, calls):
     h = held[0]
     assert (h["t"], h["T"], h["r"], h["Q"], h["N"], h["B"], h["S"]) == (
         "PD", "PENDING", "JobHeldUser", "0", "", "n/a", "N/A"), h
+    assert h["a"] == "root", h     # no -A: the user's default account, as 22.05
     assert (h["d"], h["H"], h["I"], h["J"], h["W"], h["X"], h["z"], h["b"]) == (
         "0", "*", "*", "*", "(null)", "N/A", "*:*:*", "N/A"), h
     full = [j for j in jobs if j["A"] == str(calls["full"])][0]
@@ -333,8 +345,8 @@ def test_sacct_array_tasks(session_cluster, calls):
 
 def test_sacct_window_leaves_out_uneligible(session_cluster, calls):
     """Without -j, Slurm 22.05's time window leaves out the pending jobs it
-    has no eligible time for: a held job, an array's record once tasks
-    left it. -j still names them."""
+    has no eligible time for: a held job (pending, or cancelled so), an
+    array's record once tasks left it. -j still names them."""
     c = session_cluster
     tag = calls["tag"]
     out = c.run(["sacct", "-X", "-P", "-n", "--format=JobIDRaw,JobID,State",
@@ -345,6 +357,14 @@ def test_sacct_window_leaves_out_uneligible(session_cluster, calls):
     out = c.run(["sacct", "-X", "-P", "-n", "--format=JobID,State", "-j",
                  str(calls["held"])]).stdout
     assert out == f"{calls['held']}|PENDING\n"
+    # held, then cancelled without running: still never eligible (22.05)
+    gone = c.sbatch(["--job-name", f"{tag}gone", "--hold", "--wrap", "true"], cwd=calls["dir"])
+    c.run(["scancel", str(gone)])
+    c.wait_state(gone, "CANCELLED")
+    out = c.run(["sacct", "-X", "-P", "-n", "--format=JobID,State", "--name", f"{tag}gone"])
+    assert out.stdout == "", out
+    out = c.run(["sacct", "-X", "-P", "-n", "--format=JobID,State", "-j", str(gone)]).stdout
+    assert out == f"{gone}|CANCELLED by 0\n", out
 
 
 def test_sacct_json_one_task(session_cluster, calls):
@@ -391,6 +411,13 @@ def test_scancel_errors(session_cluster):
         assert (cp.returncode, cp.stdout, cp.stderr) == (rc, "", stderr), args
     cp = session_cluster.run(["scancel", "99999_4"], check=False)
     assert (cp.returncode, cp.stderr) == (0, "")
+    # filters that pick nothing: silent, and with -v Slurm's line
+    cp = session_cluster.run(["scancel", "-v", "-t", "pd", "-n", "nosuchjobname", "-u", "root"])
+    assert (cp.returncode, cp.stdout, cp.stderr) == (
+        0, "", "scancel: error: No active jobs match ALL job filters, including: "
+               "job_name=nosuchjobname state=PENDING user_name=root \n")
+    cp = session_cluster.run(["scancel", "-n", "nosuchjobname"])
+    assert (cp.returncode, cp.stdout, cp.stderr) == (0, "", "")
 
 
 def test_scancel_signal_then_cancel(session_cluster, workdir):
