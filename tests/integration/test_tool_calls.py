@@ -47,8 +47,8 @@ the ID.extern step (22.05 does with PrologFlags=contain); GresUsed carries
 `scancel --signal SIG ID` signals the job's steps only, not the batch shell,
 as 22.05 does without -b/-f; squeue sorts states by name (CD, F, PD, R) as
 22.05 does. A job without -A shows the user's default account (%a, sacct,
-scontrol), as 22.05. Differences seen and not fixed here: OnDemand's %o is a
---wrap job's name (22.05: "(null)"). (sacct --json lists a pending array record before its
+scontrol: root's is root, a user without an association "(null)"), and %o
+of a --wrap or stdin job is "(null)", as 22.05. (sacct --json lists a pending array record before its
 tasks, the table after them: both as 22.05.)
 """
 
@@ -259,7 +259,7 @@ def test_ood_squeue_call(session_cluster, calls):
     h = held[0]
     assert (h["t"], h["T"], h["r"], h["Q"], h["N"], h["B"], h["S"]) == (
         "PD", "PENDING", "JobHeldUser", "0", "", "n/a", "N/A"), h
-    assert h["a"] == "root", h     # no -A: the user's default account, as 22.05
+    assert (h["a"], h["o"]) == ("root", "(null)"), h   # no -A; --wrap: as 22.05
     assert (h["d"], h["H"], h["I"], h["J"], h["W"], h["X"], h["z"], h["b"]) == (
         "0", "*", "*", "*", "(null)", "N/A", "*:*:*", "N/A"), h
     full = [j for j in jobs if j["A"] == str(calls["full"])][0]
