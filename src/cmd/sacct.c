@@ -373,61 +373,99 @@ static bool outside_window(const json_t *rec, bool by_state)
     return *tasks && strcmp(tasks, jget_str(json_object_get(rec, "spec"), "array", ""));
 }
 
-/* The table's jobs, in the answer's order but for an array's pending
- * record, which comes after the tasks that follow it, as in Slurm 22.05
- * (its tasks left it and were recorded after it). */
-static void print_jobs(const struct sacct_opts *o, const json_t *jobs,
-                       const struct sacct_want *want)
+/* What is done with each job of the answer, in the answer's order: a
+ * table row, or --json's document. An array's pending record is printed
+ * after the tasks that follow it, as in Slurm 22.05 (its tasks left it and
+ * were recorded after it). */
+struct sacct_run {
+    const struct sacct_opts *o;
+    const struct sacct_want *want;
+    json_t *held;   /* that pending record, until its tasks are printed */
+    json_t *json;   /* --json: the jobs' documents */
+};
+
+static void release_held(struct sacct_run *s)
 {
-    const json_t *j, *held = NULL;
-    size_t i;
-    json_array_foreach(jobs, i, j) {
-        const json_t *rec = json_object_get(j, "record");
-        if (!o->jobs.n && outside_window(rec, o->states.n > 0))
-            continue;
-        int64_t array = jget_int(rec, "array_job_id", 0);
-        if (held && array != jget_int(json_object_get(held, "record"), "array_job_id", 0)) {
-            sacct_print_job(stdout, &o->out, &o->ctx, held, want, o->jobs.n);
-            held = NULL;
-        }
-        if (!held && array && sacct_is_pending_array(rec)) {
-            held = j;
-            continue;
-        }
-        sacct_print_job(stdout, &o->out, &o->ctx, j, want, o->jobs.n);
+    if (s->held)
+        sacct_print_job(stdout, &s->o->out, &s->o->ctx, s->held, s->want, s->o->jobs.n);
+    json_decref(s->held);
+    s->held = NULL;
+}
+
+static void take_job(struct sacct_run *s, json_t *j)
+{
+    const struct sacct_opts *o = s->o;
+    const json_t *rec = json_object_get(j, "record");
+    if (s->json) {
+        sacct_json_add(s->json, j, &o->ctx, s->want, o->jobs.n);
+        return;
     }
-    if (held)
-        sacct_print_job(stdout, &o->out, &o->ctx, held, want, o->jobs.n);
+    if (!o->jobs.n && outside_window(rec, o->states.n > 0))
+        return;
+    int64_t array = jget_int(rec, "array_job_id", 0);
+    if (s->held && array != jget_int(json_object_get(s->held, "record"), "array_job_id", 0))
+        release_held(s);
+    if (!s->held && array && sacct_is_pending_array(rec))
+        s->held = json_incref(j);
+    else
+        sacct_print_job(stdout, &o->out, &o->ctx, j, s->want, o->jobs.n);
+}
+
+/* The answer of ?format=lines: {"now": T}, then a job a line, each parsed
+ * and handed on alone (100,000 records as one tree cost seconds). */
+static int take_answer(struct sacct_opts *o, struct sacct_run *s, char *text, size_t len)
+{
+    char *end = text + len, *nl;
+    for (char *line = text; line < end; line = nl + 1) {
+        if (!(nl = memchr(line, '\n', (size_t)(end - line))))
+            nl = end;
+        json_t *j = nl > line ? json_loadb(line, (size_t)(nl - line), 0, NULL) : NULL;
+        if (!j && nl > line) {
+            cmd_error(PROG, "Unexpected message received");
+            return -1;
+        }
+        if (j && line == text)
+            o->ctx.now = jget_int(j, "now", (int64_t)time(NULL));
+        else if (j)
+            take_job(s, j);
+        json_decref(j);
+    }
+    return 0;
 }
 
 int cmd_sacct(int argc, char **argv)
 {
     struct sacct_opts o = {0};
     struct sacct_want *want = NULL;
-    json_t *answer = NULL;
-    char err[256];
+    json_t *error = NULL;
+    char err[256], *path = NULL, *text = NULL;
+    size_t len;
     int rc = 1;
-    char *path = NULL;
     if (sacct_parse(argc, argv, &o) < 0 || !(path = sacct_path(&o, &want)))
         goto out;
-    int status = client_call(PROG, "GET", path, NULL, &answer, err, sizeof err);
+    add_param(&path, "format", "lines");
+    int status = client_get_text(PROG, path, &text, &len, &error, err, sizeof err);
     if (status != 200) {
-        cmd_error(PROG, "%s", status < 0 ? err : client_error_text(answer, status));
+        cmd_error(PROG, "%s", status < 0 ? err : client_error_text(error, status));
         goto out;
     }
-    o.ctx.now = jget_int(answer, "now", (int64_t)time(NULL));
     o.ctx.cluster = client_conf(PROG)->cluster_name;
-    if (o.json) {
-        sacct_print_json(stdout, answer, &o.ctx, want, o.jobs.n);
-    } else {
+    struct sacct_run s = { &o, want, NULL, o.json ? json_array() : NULL };
+    if (!o.json)
         sacct_print_header(stdout, &o.out);
-        print_jobs(&o, json_object_get(answer, "jobs"), want);
+    if (take_answer(&o, &s, text, len) == 0) {
+        release_held(&s);
+        if (s.json)
+            sacct_print_json(stdout, s.json, &o.ctx);
+        rc = 0;
     }
-    rc = 0;
+    json_decref(s.held);
+    json_decref(s.json);
 out:
     free(path);
+    free(text);
     free(want);
-    json_decref(answer);
+    json_decref(error);
     opts_clear(&o);
     return rc;
 }

@@ -98,10 +98,12 @@ void sacct_print_header(FILE *out, const struct sacct_out *o);
 void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
                      const json_t *job, const struct sacct_want *want, size_t nwant);
 
-/* --json: Slurm's data_parser shape {"jobs": [...]} for the answer's jobs
- * that -j asked for. */
-void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x,
-                      const struct sacct_want *want, size_t nwant);
+/* --json: Slurm's data_parser shape {"jobs": [...]}. sacct_json_add puts
+ * one job of the answer in jobs if -j asked for it; sacct_print_json
+ * prints them all. */
+void sacct_json_add(json_t *jobs, const json_t *job, const struct sacct_ctx *x,
+                    const struct sacct_want *want, size_t nwant);
+void sacct_print_json(FILE *out, json_t *jobs, const struct sacct_ctx *x);
 
 /* Helpers shared by the field and JSON code (sacct_fields.c). */
 const json_t *sacct_spec(const struct sacct_row *r);

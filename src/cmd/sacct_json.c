@@ -203,18 +203,17 @@ static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
     return o;
 }
 
-void sacct_print_json(FILE *out, const json_t *answer, const struct sacct_ctx *x,
-                      const struct sacct_want *want, size_t nwant)
+void sacct_json_add(json_t *jobs, const json_t *job, const struct sacct_ctx *x,
+                    const struct sacct_want *want, size_t nwant)
 {
-    json_t *jobs = json_array();
-    const json_t *j;
-    size_t i;
-    json_array_foreach(json_object_get(answer, "jobs"), i, j) {
-        struct sacct_row r = sacct_job_row(j);
-        if (r.rec && sacct_wanted(want, nwant, &r))   /* -j 123_4: that task alone */
-            json_array_append_new(jobs, job_json(&r, x));
-    }
-    json_t *doc = json_pack("{s:o, s:{s:{s:s, s:s}, s:{s:s}}, s:[], s:[]}", "jobs", jobs, "meta",
+    struct sacct_row r = sacct_job_row(job);
+    if (r.rec && sacct_wanted(want, nwant, &r))   /* -j 123_4: that task alone */
+        json_array_append_new(jobs, job_json(&r, x));
+}
+
+void sacct_print_json(FILE *out, json_t *jobs, const struct sacct_ctx *x)
+{
+    json_t *doc = json_pack("{s:O, s:{s:{s:s, s:s}, s:{s:s}}, s:[], s:[]}", "jobs", jobs, "meta",
                             "plugin", "type", "openapi/slurmctld", "data_parser",
                             "data_parser/v0.0.40", "slurm", "cluster",
                             x->cluster ? x->cluster : "", "errors", "warnings");

@@ -171,7 +171,8 @@ static bool ran_on(const struct hostlist *want, const char *rec)
 struct acct_out {
     struct evbuffer *buf;
     const struct hostlist *nodes;
-    bool first;
+    const char *sep;   /* before the next job: "" first, then "," or "\n" */
+    const char *next_sep;
 };
 
 /* The record is the store's JSON text, copied as it is. */
@@ -180,16 +181,18 @@ static int acct_row(uint64_t id, const char *rec, void *arg)
     struct acct_out *o = arg;
     if (o->nodes && !ran_on(o->nodes, rec))
         return 0;
-    evbuffer_add_printf(o->buf, "%s{\"job_id\":%llu,\"record\":", o->first ? "" : ",",
+    evbuffer_add_printf(o->buf, "%s{\"job_id\":%llu,\"record\":", o->sep,
                         (unsigned long long)id);
     evbuffer_add(o->buf, rec, strlen(rec));
     evbuffer_add(o->buf, "}", 1);
-    o->first = false;
+    o->sep = o->next_sep;
     return 0;
 }
 
 /* GET /v1/accounting[?ids=&users=&names=&partitions=&states=&start=&end=&nodes=]:
- * {"now": T, "jobs": [{"job_id": N, "record": {...}}, ...]} by ascending id. */
+ * {"now": T, "jobs": [{"job_id": N, "record": {...}}, ...]} by ascending id;
+ * with &format=lines, {"now": T} and then each job on a line of its own
+ * (what sacct reads: a record at a time, never one tree of them all). */
 void api_accounting(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -200,8 +203,12 @@ void api_accounting(struct http_req *r)
         http_reply_error(r, 400, 0, "%s", err);
         return;
     }
-    struct acct_out o = { evbuffer_new(), q.nodes, true };
-    evbuffer_add_printf(o.buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
+    char *format = http_query_get(r, "format");
+    bool lines = format && !strcmp(format, "lines");
+    free(format);
+    struct acct_out o = { evbuffer_new(), q.nodes, lines ? "\n" : "", lines ? "\n" : "," };
+    evbuffer_add_printf(o.buf, lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",
+                        (long long)ctld_now());
     int rc = store_acct_query(c->store, &q.f, acct_row, &o);
     query_free(&q);
     if (rc < 0) {
@@ -209,7 +216,10 @@ void api_accounting(struct http_req *r)
         http_reply_error(r, 500, 0, "Accounting query failed");
         return;
     }
-    evbuffer_add(o.buf, "]}\n", 3);
+    if (lines)
+        evbuffer_add(o.buf, "\n", 1);
+    else
+        evbuffer_add(o.buf, "]}\n", 3);
     http_reply_buffer(r, 200, o.buf);
     evbuffer_free(o.buf);
 }

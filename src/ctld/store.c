@@ -32,9 +32,19 @@ static const char *sql_schema =
     "CREATE TABLE IF NOT EXISTS envs (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL,"
     "  env TEXT NOT NULL);"
     "CREATE INDEX IF NOT EXISTS envs_hash ON envs(hash);";
+/* Columns added since the first schema, to a file that lacks them, filled
+ * from the records: array_job_id lets `sacct -j ARRAY` find an array's
+ * tasks through an index instead of reading every later record. */
+static const char *sql_upgrade =
+    "BEGIN;"
+    "ALTER TABLE jobs ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;"
+    "UPDATE jobs SET array_job_id = json_extract(record, '$.array_job_id')"
+    "  WHERE json_extract(record, '$.array_job_id') > 0;"
+    "CREATE INDEX jobs_array ON jobs(array_job_id);"
+    "COMMIT;";
 static const char *sql_save =
     "INSERT OR REPLACE INTO jobs (id, state, end_time, uid, submit_time, start_time, name,"
-    " partition, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
+    " partition, array_job_id, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 static const char *sql_script =
     "INSERT OR REPLACE INTO job_scripts (id, script, env) VALUES (?, ?, ?)";
 static const char *sql_script_get =
@@ -137,6 +147,15 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql)
     return st;
 }
 
+static int schema_upgrade(struct store *s, char **msg)
+{
+    sqlite3_stmt *st = prepare(s, "SELECT 1 FROM pragma_table_info('jobs')"
+                                  " WHERE name = 'array_job_id'");
+    bool has = sqlite3_step(st) == SQLITE_ROW;
+    sqlite3_finalize(st);
+    return has ? SQLITE_OK : sqlite3_exec(s->db, sql_upgrade, NULL, NULL, msg);
+}
+
 struct store *store_open(struct event_base *base, const char *path, char *err, size_t errlen)
 {
     struct store *s = xcalloc(1, sizeof *s);
@@ -148,7 +167,8 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
     }
     sqlite3_busy_timeout(s->db, 5000);
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql_schema, NULL, NULL, &msg) != SQLITE_OK) {
+    if (sqlite3_exec(s->db, sql_schema, NULL, NULL, &msg) != SQLITE_OK ||
+        schema_upgrade(s, &msg) != SQLITE_OK) {
         snprintf(err, errlen, "%s: %s", path, msg ? msg : "?");
         sqlite3_free(msg);
         sqlite3_close(s->db);
@@ -217,7 +237,8 @@ void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, j
     sqlite3_bind_int64(s->save, 6, ran ? json_integer_value(json_object_get(rec, "start_time")) : 0);
     sqlite3_bind_text(s->save, 7, rec_str(rec, "name"), -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(s->save, 8, rec_str(rec, "partition"), -1, SQLITE_TRANSIENT);
-    sqlite3_bind_text(s->save, 9, text, -1, free);
+    sqlite3_bind_int64(s->save, 9, json_integer_value(json_object_get(rec, "array_job_id")));
+    sqlite3_bind_text(s->save, 10, text, -1, free);
     step_or_die(s, s->save);
 }
 
@@ -357,9 +378,8 @@ static void acct_in(sqlite3_str *q, const char *col, size_t n)
     sqlite3_str_appendall(q, ")");
 }
 
-/* -j ID names a job array's every task too, as in Slurm: its tasks are
- * jobs of later ids whose record names the array. Only the ids past the
- * smallest asked for are read for that. */
+/* -j ID names a job array's every task too, as in Slurm: the jobs whose
+ * array_job_id is ID (through its index). */
 static void acct_ids(sqlite3_str *q, size_t n)
 {
     if (!n)
@@ -367,10 +387,10 @@ static void acct_ids(sqlite3_str *q, size_t n)
     sqlite3_str_appendall(q, " AND (id IN (");
     for (size_t i = 0; i < n; i++)
         sqlite3_str_appendall(q, i ? ", ?" : "?");
-    sqlite3_str_appendall(q, ") OR (id > ? AND json_extract(record, '$.array_job_id') IN (");
+    sqlite3_str_appendall(q, ") OR array_job_id IN (");
     for (size_t i = 0; i < n; i++)
         sqlite3_str_appendall(q, i ? ", ?" : "?");
-    sqlite3_str_appendall(q, ")))");
+    sqlite3_str_appendall(q, "))");
 }
 
 /* The time window: ?1 = start, ?2 = end. "+submit_time" keeps the planner on
@@ -440,13 +460,8 @@ static void acct_bind(sqlite3_stmt *st, const struct store_acct_filter *f)
         sqlite3_bind_int64(st, k++, f->start);
         sqlite3_bind_int64(st, k++, f->end);
     }
-    uint64_t min = f->nids ? f->ids[0] : 0;
-    for (size_t i = 0; i < f->nids; i++) {
+    for (size_t i = 0; i < f->nids; i++)
         sqlite3_bind_int64(st, k++, (sqlite3_int64)f->ids[i]);
-        min = f->ids[i] < min ? f->ids[i] : min;
-    }
-    if (f->nids)
-        sqlite3_bind_int64(st, k++, (sqlite3_int64)min);
     for (size_t i = 0; i < f->nids; i++)
         sqlite3_bind_int64(st, k++, (sqlite3_int64)f->ids[i]);
     for (size_t i = 0; i < f->nuids; i++)

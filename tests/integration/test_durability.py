@@ -4,6 +4,7 @@ ended while the controller was down is recorded as it ended."""
 
 import os
 import signal
+import sqlite3
 import time
 
 import pytest
@@ -119,3 +120,24 @@ def test_partition_state_survives_restart_until_reconfigure(dcluster):
     kill_controller(c)
     c.up()
     assert avail()[0] == "up"
+
+
+def test_store_of_an_older_herd(dcluster, workdir):
+    """A state file written before jobs had their array column (what
+    `sacct -j ARRAY` finds tasks by) is upgraded when the controller opens
+    it: every record kept, an array's tasks still found."""
+    c = dcluster
+    a = c.sbatch(["-J", "dold", "--array=0-2", "-o", "/dev/null"], cwd=workdir,
+                 script="#!/bin/sh\ntrue\n")
+    wait_for(lambda: c.run(["sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j", str(a)])
+             .stdout.count("COMPLETED") == 3, 30, "the array's 3 tasks to complete")
+    before = c.run(["sacct", "-a", "-n", "-P", "-S", "2000-01-01", "-o", "JobIDRaw,JobID,State"])
+    kill_controller(c)
+    db = sqlite3.connect(os.path.join(c.state_dir(), "herd.db"))
+    db.executescript("DROP INDEX jobs_array; ALTER TABLE jobs DROP COLUMN array_job_id;")
+    db.close()
+    c.up()
+    out = c.run(["sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j", str(a)]).stdout
+    assert sorted(out.split()) == [f"{a}_{t}|COMPLETED" for t in range(3)], out
+    after = c.run(["sacct", "-a", "-n", "-P", "-S", "2000-01-01", "-o", "JobIDRaw,JobID,State"])
+    assert after.stdout == before.stdout
