@@ -18,15 +18,20 @@ static void expand_job(struct sq_rows *jobs, size_t at, const char *tasks)
     int throttle;
     struct taskset *set = taskset_parse(tasks, &throttle, err, sizeof err);
     /* what Slurm would not send (set NULL): the record stays as it came */
-    struct sq_row base = jobs->rows[at];
-    base.v[SQ_ARRAY_TASK_STR] = NULL;
-    for (int64_t t = set ? taskset_first(set) : -1; t >= 0; t = taskset_next(set, (uint32_t)t + 1)) {
+    if (!set)
+        return;
+    struct sq_row base = sq_rows_copy(jobs, &jobs->rows[at]);
+    sq_row_put(&base, SQ_ARRAY_TASK_STR, NULL);
+    for (int64_t t = taskset_first(set); t >= 0; t = taskset_next(set, (uint32_t)t + 1)) {
         char *id = xasprintf("%lld", (long long)t);
-        if (t == taskset_first(set)) {   /* the record itself becomes the first task */
-            jobs->rows[at] = base;
-            sq_rows_set(jobs, at, SQ_ARRAY_TASK_ID, id);
-        } else
-            sq_rows_add(jobs, &base, SQ_ARRAY_TASK_ID, id);
+        sq_rows_own(jobs, id);
+        /* the record itself becomes the first task */
+        struct sq_row task = t == taskset_first(set) ? base : sq_rows_copy(jobs, &base);
+        sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
+        if (t == taskset_first(set))
+            jobs->rows[at] = task;
+        else
+            sq_rows_append(jobs, task);
     }
     taskset_free(set);
 }
@@ -64,9 +69,12 @@ void squeue_jobs(struct sq_rows *jobs, const struct squeue_opts *o)
             uint32_t a, t;
             if (!cmd_parse_task_id(o->jobs.items[k], &a, &t) || a != array || !has_task(tasks, t))
                 continue;
-            struct sq_row task = jobs->rows[i];
-            task.v[SQ_ARRAY_TASK_STR] = NULL;
-            sq_rows_add(jobs, &task, SQ_ARRAY_TASK_ID, xasprintf("%u", t));
+            struct sq_row task = sq_rows_copy(jobs, &jobs->rows[i]);
+            char *id = xasprintf("%u", t);
+            sq_rows_own(jobs, id);
+            sq_row_put(&task, SQ_ARRAY_TASK_STR, NULL);
+            sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
+            sq_rows_append(jobs, task);
         }
     }
 }

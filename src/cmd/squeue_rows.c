@@ -62,6 +62,24 @@ static const char *cell(char **p)
     return start;
 }
 
+/* The columns of the answer's field names; the array keys get one at the
+ * end when not asked for. *n: the answer's columns. */
+static void header(struct sq_rows *r, char *line, size_t *n)
+{
+    memset(r->col, -1, sizeof r->col);
+    for (char *save = NULL, *name = strtok_r(line, "\t", &save); name;
+         name = strtok_r(NULL, "\t", &save), (*n)++) {
+        int k = key_of(name);
+        if (k >= 0 && r->col[k] < 0 && *n < 127)
+            r->col[k] = (signed char)*n;
+    }
+    r->ncols = *n;
+    static const enum sq_key settable[] = { SQ_ARRAY_TASK_ID, SQ_ARRAY_TASK_STR };
+    for (size_t i = 0; i < 2; i++)
+        if (r->col[settable[i]] < 0)
+            r->col[settable[i]] = (signed char)r->ncols++;
+}
+
 int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
 {
     (void)len;
@@ -72,40 +90,52 @@ int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
     r->now = strtoll(line + 4, NULL, 10);
     if (!(line = next_line(&p)))
         return -1;
-    int cols[SQ_NKEYS * 2];
-    size_t ncols = 0;
-    for (char *save = NULL, *name = strtok_r(line, "\t", &save); name && ncols < SQ_NKEYS * 2;
-         name = strtok_r(NULL, "\t", &save))
-        cols[ncols++] = key_of(name);
-    size_t cap = 1024;
-    r->rows = xmalloc(cap * sizeof *r->rows);
+    size_t given = 0, cap = 0, used = 0;
+    header(r, line, &given);
+    const char **cells = NULL;
     while ((line = next_line(&p))) {
-        if (r->n == cap)
-            r->rows = xrealloc(r->rows, (cap *= 2) * sizeof *r->rows);
-        struct sq_row *row = &r->rows[r->n++];
-        memset(row, 0, sizeof *row);
-        for (size_t c = 0; c < ncols; c++) {
-            const char *v = cell(&line);
-            if (cols[c] >= 0)
-                row->v[cols[c]] = v;
+        if (used == cap) {   /* cells in blocks: no realloc moves rows' pointers */
+            cap = 1024;
+            cells = xmalloc(cap * r->ncols * sizeof *cells);
+            sq_rows_own(r, cells);
+            used = 0;
         }
+        struct sq_row row = { cells + used++ * r->ncols, r->col };
+        for (size_t c = 0; c < r->ncols; c++)
+            row.cells[c] = c < given ? cell(&line) : NULL;
+        sq_rows_append(r, row);
     }
     return 0;
 }
 
-void sq_rows_set(struct sq_rows *r, size_t i, enum sq_key k, char *val)
+struct sq_row sq_rows_copy(struct sq_rows *r, const struct sq_row *row)
 {
-    r->rows[i].v[k] = val;
-    r->owned = xrealloc(r->owned, (r->nowned + 1) * sizeof *r->owned);
-    r->owned[r->nowned++] = val;
+    const char **cells = xmalloc(r->ncols * sizeof *cells);
+    memcpy(cells, row->cells, r->ncols * sizeof *cells);
+    sq_rows_own(r, cells);
+    return (struct sq_row){ cells, row->col };
 }
 
-void sq_rows_add(struct sq_rows *r, const struct sq_row *row, enum sq_key k, char *val)
+void sq_rows_append(struct sq_rows *r, struct sq_row row)
 {
-    struct sq_row copy = *row;   /* row may be one of r->rows, which moves */
-    r->rows = xrealloc(r->rows, (r->n + 1) * sizeof *r->rows);
-    r->rows[r->n++] = copy;
-    sq_rows_set(r, r->n - 1, k, val);
+    if ((r->n & (r->n - 1)) == 0 && r->n >= 64)   /* grows by doubling past 64 */
+        r->rows = xrealloc(r->rows, 2 * r->n * sizeof *r->rows);
+    else if (r->n == 0)
+        r->rows = xmalloc(64 * sizeof *r->rows);
+    r->rows[r->n++] = row;
+}
+
+void sq_rows_own(struct sq_rows *r, void *p)
+{
+    if ((r->nowned & (r->nowned + 1)) == 0)   /* 0, 1, 3, 7...: full at 2^k - 1 */
+        r->owned = xrealloc(r->owned, 2 * (r->nowned + 1) * sizeof *r->owned);
+    r->owned[r->nowned++] = p;
+}
+
+void sq_row_put(struct sq_row *row, enum sq_key k, const char *v)
+{
+    if (row->col[k] >= 0)
+        row->cells[row->col[k]] = v;
 }
 
 void sq_rows_free(struct sq_rows *r)
@@ -143,20 +173,20 @@ int64_t sq_int_slow(const char *v, int64_t def)
 
 const char *sq_int_text(const struct sq_row *row, enum sq_key k)
 {
-    const char *v = row->v[k];
+    const char *v = sq_cell(row, k);
     return v && canonical_int(v) ? v : NULL;
 }
 
 bool sq_bool(const struct sq_row *row, enum sq_key k, bool def)
 {
-    const char *v = row->v[k];
+    const char *v = sq_cell(row, k);
     return v ? strcmp(v, "true") == 0 : def;
 }
 
 bool sq_is_int(const struct sq_row *row, enum sq_key k)
 {
     char *end;
-    const char *v = row->v[k];
+    const char *v = sq_cell(row, k);
     if (!v || !*v)
         return false;
     if (canonical_int(v))

@@ -8,9 +8,10 @@
  *
  * where a cell escapes backslash, tab, newline and CR (\\ \t \n \r) and \N
  * stands for a field the job does not have. The answer is split in place:
- * a row is one pointer per field squeue knows, into the answer's text, so
- * that 10,000 jobs cost no allocation per field (a JSON tree of them cost
- * most of squeue's time).
+ * a row is a pointer per column asked for, into the answer's text, so that
+ * 10,000 jobs cost no allocation per field (a JSON tree of them cost most
+ * of squeue's time), and no memory for the fields not asked for (a pointer
+ * for every field squeue knows was 3.4 MB to fault in at 10,000 jobs).
  */
 #ifndef HERD_SQUEUE_ROWS_H
 #define HERD_SQUEUE_ROWS_H
@@ -42,7 +43,8 @@ enum sq_key { SQ_KEYS(SQ_ENUM) SQ_NKEYS };
 extern const char *const sq_key_names[SQ_NKEYS];
 
 struct sq_row {
-    const char *v[SQ_NKEYS];   /* NULL: not asked for, or the job has none */
+    const char **cells;        /* one per column; NULL: the job has none */
+    const signed char *col;    /* a key's column, -1 when not asked for */
 };
 
 struct sq_rows {
@@ -50,22 +52,36 @@ struct sq_rows {
     struct sq_row *rows;
     size_t n;
     int64_t now;
-    char **owned;              /* cells made here (squeue -r's task ids) */
+    signed char col[SQ_NKEYS];
+    size_t ncols;
+    void **owned;              /* what rows point to beside text: cells, -r's ids */
     size_t nowned;
 };
 
-/* Takes text (len bytes, NUL-terminated); 0, or -1 when it is no table. */
+/* Takes text (len bytes, NUL-terminated); 0, or -1 when it is no table.
+ * The array keys always have a column, for squeue -r to fill. */
 int sq_rows_parse(struct sq_rows *r, char *text, size_t len);
 void sq_rows_free(struct sq_rows *r);
-/* A row more (squeue -r), a copy of row with one cell set to val (taken). */
-void sq_rows_add(struct sq_rows *r, const struct sq_row *row, enum sq_key k, char *val);
-/* Row i's cell k set to val (taken). */
-void sq_rows_set(struct sq_rows *r, size_t i, enum sq_key k, char *val);
+/* A copy of row with cells of its own, which r frees. */
+struct sq_row sq_rows_copy(struct sq_rows *r, const struct sq_row *row);
+/* A row more, at the end (squeue -r's tasks). */
+void sq_rows_append(struct sq_rows *r, struct sq_row row);
+/* p is freed with r. */
+void sq_rows_own(struct sq_rows *r, void *p);
+/* Cell k of row (one of its own: see sq_rows_copy) set to v. */
+void sq_row_put(struct sq_row *row, enum sq_key k, const char *v);
 
 /* The accessors are inline: squeue calls them ~20 times per job. */
+static inline const char *sq_cell(const struct sq_row *row, enum sq_key k)
+{
+    int c = row->col[k];
+    return c < 0 ? NULL : row->cells[c];
+}
+
 static inline const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def)
 {
-    return row->v[k] ? row->v[k] : def;
+    const char *v = sq_cell(row, k);
+    return v ? v : def;
 }
 
 int64_t sq_int_slow(const char *v, int64_t def);   /* strtoll's reading */
@@ -75,7 +91,7 @@ int64_t sq_int_slow(const char *v, int64_t def);   /* strtoll's reading */
  * strtoll's locale; anything else as strtoll reads it. */
 static inline int64_t sq_int(const struct sq_row *row, enum sq_key k, int64_t def)
 {
-    const char *v = row->v[k], *d;
+    const char *v = sq_cell(row, k), *d;
     if (!v)
         return def;
     d = v + (*v == '-');

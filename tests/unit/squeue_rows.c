@@ -36,10 +36,17 @@ static void test_table(void **state)
     assert_false(sq_bool(&r.rows[1], SQ_EXCLUSIVE, true));
     assert_false(sq_is_int(&r.rows[1], SQ_NAME));
     assert_string_equal(sq_str(&r.rows[1], SQ_NODE_LIST, ""), "node[1-2]");
-    sq_rows_add(&r, &r.rows[1], SQ_ARRAY_TASK_ID, xstrdup("3"));
+    /* squeue -r: a copy with a task id of its own, the row it came from unchanged
+     * (the array keys have columns although the answer had none) */
+    struct sq_row task = sq_rows_copy(&r, &r.rows[1]);
+    char *id = xstrdup("3");
+    sq_rows_own(&r, id);
+    sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
+    sq_rows_append(&r, task);
     assert_int_equal(r.n, 3);
     assert_int_equal(sq_int(&r.rows[2], SQ_ARRAY_TASK_ID, 0), 3);
     assert_string_equal(sq_str(&r.rows[2], SQ_NAME, ""), "plain");
+    assert_null(sq_str(&r.rows[1], SQ_ARRAY_TASK_ID, NULL));
     sq_rows_free(&r);
 }
 
@@ -56,7 +63,11 @@ static void test_ints(void **state)
         { "5x", 99, false }, { "", 99, false }, { "-", 99, false },
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        struct sq_row row = { .v = { [SQ_JOB_ID] = cases[i].cell } };
+        signed char col[SQ_NKEYS];
+        memset(col, -1, sizeof col);
+        col[SQ_JOB_ID] = 0;
+        const char *cells[] = { cases[i].cell };
+        struct sq_row row = { cells, col };
         assert_int_equal(sq_int(&row, SQ_JOB_ID, 99), cases[i].v);
         if (cases[i].canonical)
             assert_string_equal(sq_int_text(&row, SQ_JOB_ID), cases[i].cell);
