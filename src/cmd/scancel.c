@@ -164,14 +164,15 @@ static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
 static bool scancel_matches(const json_t *job, const struct scancel_opts *o)
 {
     const char *state = jget_str(job, "state", "");
-    char id[24], array[24];
-    snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
-    snprintf(array, sizeof array, "%lld", (long long)jget_int(job, "array_job_id", 0));
     if (!jobstate_is_active(state) || (o->state && strcmp(o->state, state)))
         return false;
-    /* an array's id names its tasks too */
-    if (o->ids.n && !strlist_has(&o->ids, id, false) && !strlist_has(&o->ids, array, false))
-        return false;
+    if (o->ids.n) {   /* an array's id names its tasks too */
+        char id[24], array[24];
+        snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
+        snprintf(array, sizeof array, "%lld", (long long)jget_int(job, "array_job_id", 0));
+        if (!strlist_has(&o->ids, id, false) && !strlist_has(&o->ids, array, false))
+            return false;
+    }
     if (o->user && (uid_t)jget_int(job, "user_id", -1) != o->uid)
         return false;
     if (o->name && strcmp(jget_str(job, "name", ""), o->name))

@@ -12,6 +12,17 @@
 #include "common/taskset.h"
 #include "common/xmalloc.h"
 
+/* Row as task t of its array, a row of its own: its id, no pending set. */
+static struct sq_row task_row(struct sq_rows *jobs, const struct sq_row *row, int64_t t)
+{
+    struct sq_row task = sq_rows_copy(jobs, row);
+    char *id = xasprintf("%lld", (long long)t);
+    sq_rows_own(jobs, id);
+    sq_row_put(&task, SQ_ARRAY_TASK_STR, NULL);
+    sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
+    return task;
+}
+
 static void expand_job(struct sq_rows *jobs, size_t at, const char *tasks)
 {
     char err[128];
@@ -20,19 +31,13 @@ static void expand_job(struct sq_rows *jobs, size_t at, const char *tasks)
     /* what Slurm would not send (set NULL): the record stays as it came */
     if (!set)
         return;
-    struct sq_row base = sq_rows_copy(jobs, &jobs->rows[at]);
-    sq_row_put(&base, SQ_ARRAY_TASK_STR, NULL);
-    for (int64_t t = taskset_first(set); t >= 0; t = taskset_next(set, (uint32_t)t + 1)) {
-        char *id = xasprintf("%lld", (long long)t);
-        sq_rows_own(jobs, id);
-        /* the record itself becomes the first task */
-        struct sq_row task = t == taskset_first(set) ? base : sq_rows_copy(jobs, &base);
-        sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
-        if (t == taskset_first(set))
-            jobs->rows[at] = task;
-        else
-            sq_rows_append(jobs, task);
-    }
+    const struct sq_row record = jobs->rows[at];
+    int64_t first = taskset_first(set);
+    /* the record itself becomes the first task, the others go at the end */
+    jobs->rows[at] = task_row(jobs, &record, first);
+    for (int64_t t = taskset_next(set, (uint32_t)first + 1); t >= 0;
+         t = taskset_next(set, (uint32_t)t + 1))
+        sq_rows_append(jobs, task_row(jobs, &record, t));
     taskset_free(set);
 }
 
@@ -69,12 +74,7 @@ void squeue_jobs(struct sq_rows *jobs, const struct squeue_opts *o)
             uint32_t a, t;
             if (!cmd_parse_task_id(o->jobs.items[k], &a, &t) || a != array || !has_task(tasks, t))
                 continue;
-            struct sq_row task = sq_rows_copy(jobs, &jobs->rows[i]);
-            char *id = xasprintf("%u", t);
-            sq_rows_own(jobs, id);
-            sq_row_put(&task, SQ_ARRAY_TASK_STR, NULL);
-            sq_row_put(&task, SQ_ARRAY_TASK_ID, id);
-            sq_rows_append(jobs, task);
+            sq_rows_append(jobs, task_row(jobs, &jobs->rows[i], t));
         }
     }
 }

@@ -75,8 +75,8 @@ static void header(struct sq_rows *r, char *line, size_t *n)
     }
     r->ncols = *n;
     static const enum sq_key settable[] = { SQ_ARRAY_TASK_ID, SQ_ARRAY_TASK_STR };
-    for (size_t i = 0; i < 2; i++)
-        if (r->col[settable[i]] < 0)
+    for (size_t i = 0; i < sizeof settable / sizeof *settable; i++)
+        if (r->col[settable[i]] < 0 && r->ncols < 127)
             r->col[settable[i]] = (signed char)r->ncols++;
 }
 

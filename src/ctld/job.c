@@ -358,8 +358,8 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
     /* as Slurm: a job without --account is charged to, and shows, the
      * user's default account */
     const char *account = json_string_value(json_object_get(spec, "account"));
-    const char *dflt = prio_default_account(c, user, uid);
-    if ((!account || !*account) && dflt)
+    const char *dflt = account && *account ? NULL : prio_default_account(c, user, uid);
+    if (dflt)
         json_object_set_new(spec, "account", json_string(dflt));
     if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
