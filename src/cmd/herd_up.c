@@ -4,6 +4,7 @@
  * keep it and start only what is not running, so state survives.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -483,6 +484,22 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
     return rc == 0 ? 0 : -1;
 }
 
+/* A node agent's log and the file its start is recorded in are root's
+ * alone: made 0600 before herdd writes to them, closed if older. */
+static void node_logs_private(const char *dir, const char *node, const char *log)
+{
+    char *start = xasprintf("%s/log/herdd-%s.start", dir, node);
+    const char *paths[] = { start, log };
+    for (size_t i = 0; i < 2; i++) {
+        int fd = paths[i] ? open(paths[i], O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+        if (fd >= 0) {
+            fchmod(fd, 0600);
+            close(fd);
+        }
+    }
+    free(start);
+}
+
 static int daemons_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
     char *bindir = bin_dir();
@@ -492,8 +509,11 @@ static int daemons_start(const struct up_opts *o, const struct conf *c, const ch
         char *pid = c->pid_file_d ? conf_expand_node(c->pid_file_d, name) : NULL;
         char *log = c->log_file_d ? conf_expand_node(c->log_file_d, name) : NULL;
         char *spool = conf_expand_node(c->spool_dir, name);
-        if (cluster_mkdirs(spool, 0755) < 0)
+        /* herdd keeps users' job scripts and environments there (0711: a
+         * job's user reaches only their own script) */
+        if (cluster_mkdirs(spool, 0711) < 0)
             fprintf(stderr, "herd: warning: %s: %s\n", spool, strerror(errno));
+        node_logs_private(o->dir, name, log);
         rc = daemon_start(bindir, "herdd", path, name, pid, log, o);
         free(pid); free(log); free(spool);
     }

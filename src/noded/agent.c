@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -20,6 +21,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/detect.h"
+#include "noded/jobctl.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
 
@@ -87,12 +89,16 @@ static bool supervisor_alive(pid_t pid, const char *dir)
     return arg2 < buf + n && strcmp(arg2, dir) == 0;
 }
 
-/* A supervisor that died without a result leaves a job nobody watches. */
-static void job_lost(struct ajob *j, const char *dir)
+/* A supervisor that died without a result leaves a job nobody watches:
+ * every process of it goes before its end is reported, or it would keep
+ * running on resources given to the next job. */
+static void job_lost(struct agent *a, struct ajob *j, const char *dir)
 {
     log_warnx("job %lld: its supervisor is gone without a result", (long long)j->id);
     if (j->pgid > 1)
         kill(-j->pgid, SIGKILL);
+    if (jobctl_cgroup_end(a->conf_path, a->node->name, dir, j->id) < 0)
+        log_warnx("job %lld: processes left in its cgroup", (long long)j->id);
     memset(&j->res, 0, sizeof j->res);
     snprintf(j->res.state, sizeof j->res.state, "FAILED");
     j->res.exit_code = 1;
@@ -109,7 +115,7 @@ static void job_check(struct agent *a, struct ajob *j)
     else if (!supervisor_alive(j->sup_pid, dir)) {
         /* it may have written the result just before it exited */
         if (spool_result_read(dir, &j->res) < 0)
-            job_lost(j, dir);
+            job_lost(a, j, dir);
         j->ended = true;
     }
     free(dir);
@@ -280,7 +286,8 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
     a->notify_fd = -1;
     a->spool = conf_expand_node(conf->spool_dir, node->name);
 
-    if (spool_mkdirs(a->spool, 0755) < 0) {
+    /* chmod too: a spool made by an older herdd was world-readable */
+    if (spool_mkdirs(a->spool, 0755) < 0 || chmod(a->spool, SPOOL_DIR_MODE) < 0) {
         snprintf(err, errlen, "cannot create spool directory %s: %s", a->spool,
                  strerror(errno));
         agent_destroy(a);

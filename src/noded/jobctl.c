@@ -82,6 +82,28 @@ char *jobctl_cgroup_scope(const char *node_name, const char *job_dir)
     return xasprintf("%s-%08x", node_name, (unsigned)spool_hash(job_dir));
 }
 
+int jobctl_cgroup_end(const char *conf_path, const char *node_name, const char *job_dir,
+                      int64_t job_id)
+{
+    struct nodeconf nc = { 0 };
+    struct jobcg *cg = NULL;
+    int rc = 0;
+    if (nodeconf_load(&nc, conf_path) == 0 && (nc.proctrack_cgroup || nc.task_cgroup)) {
+        char *scope = jobctl_cgroup_scope(node_name, job_dir);
+        cg = jobcg_open(nc.cgroup_mount, scope, job_id);
+        free(scope);
+    }
+    if (cg) {
+        rc = jobcg_kill_all(cg);
+        if (rc == 0)
+            jobcg_destroy(cg);      /* removes only empty groups */
+        else
+            jobcg_close(cg);
+    }
+    nodeconf_clear(&nc);
+    return rc;
+}
+
 struct jobcg *jobctl_cgroup(const struct job_spec *js, const struct nodeconf *nc,
                             const char *job_dir)
 {
@@ -131,14 +153,7 @@ static void exec_script(const char *path, const char *context, const struct job_
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
     setpgid(0, 0);
-    char **env = jobenv_build(js, conf_path, getpid());
-    char *ctx = xasprintf("SLURM_SCRIPT_CONTEXT=%s", context);
-    size_t n = 0;
-    while (env[n])
-        n++;
-    env = xrealloc(env, (n + 2) * sizeof *env);
-    env[n] = ctx;
-    env[n + 1] = NULL;
+    char **env = jobenv_root_script(js, conf_path, context);
     char *argv[] = { (char *)path, NULL };
     execve(path, argv, env);
     _exit(127);

@@ -1,11 +1,14 @@
 /*
  * jobctl: what the supervisor does around a job besides running it: its
  * cgroup (limits from the job's allocation and the node's cgroup.conf),
- * the Prolog and Epilog scripts (run as root with the job's SLURM_*
- * variables), and the CPU and GPU device lists the limits are made of.
+ * the Prolog and Epilog scripts (run as root in an environment of Herd's
+ * own: jobenv_root_script), and the CPU and GPU device lists the limits are
+ * made of.
  */
 #ifndef HERD_NODED_JOBCTL_H
 #define HERD_NODED_JOBCTL_H
+
+#include <stdint.h>
 
 struct job_spec;
 struct jobcg;
@@ -20,6 +23,12 @@ struct jobcg *jobctl_cgroup(const struct job_spec *js, const struct nodeconf *nc
                             const char *job_dir);
 /* That NODE-HASH, for a step joining the job's groups. Caller frees. */
 char *jobctl_cgroup_scope(const char *node_name, const char *job_dir);
+/* For herdd, when a job's supervisor is gone without ending it: kills every
+ * process left in the job's groups (a setsid child escapes its session, not
+ * its cgroup) and removes the groups. 0, or -1 when some process remains;
+ * 0 too when the configuration gives jobs no cgroup or the job has none. */
+int jobctl_cgroup_end(const char *conf_path, const char *node_name, const char *job_dir,
+                      int64_t job_id);
 
 /* The machine's CPUs for the node CPU indices herdd chose, each taken
  * modulo the machine's CPU count (emulated nodes share the real CPUs):

@@ -9,6 +9,10 @@
 #include "common/xmalloc.h"
 #include "noded/jobspec.h"
 
+/* The search path of a root script: Slurm sets none; Herd sets one a user
+ * cannot change, so that scripts calling plain "id" keep working. */
+#define ROOT_SCRIPT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
 /* Slurm's NO_VAL-2 array task id, what %a gives outside an array. */
 #define NO_ARRAY_TASK "4294967294"
 
@@ -144,9 +148,43 @@ char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task
     set_array(&e, js);
     set_task(&e, js, task_pid);
     set_gpus(&e, js);
+    if (js->restart_count > 0)
+        envb_seti(&e, "SLURM_RESTART_COUNT", js->restart_count);
     if (conf_path)
         envb_set(&e, "SLURM_CONF", conf_path);
     envb_set(&e, "ENVIRONMENT", "BATCH");
+    return e.v;
+}
+
+char **jobenv_root_script(const struct job_spec *js, const char *conf_path, const char *context)
+{
+    /* Nothing of the job's own environment: it is the user's choice, and
+     * this runs as root (BASH_ENV, LD_PRELOAD, PATH would run their code). */
+    struct envb e = { 0 };
+    envb_set(&e, "PATH", ROOT_SCRIPT_PATH);
+    envb_set(&e, "SLURM_SCRIPT_CONTEXT", context);
+    envb_seti(&e, "SLURM_JOB_ID", js->job_id);
+    envb_seti(&e, "SLURM_JOBID", js->job_id);
+    envb_set(&e, "SLURM_JOB_NAME", js->name);
+    envb_set(&e, "SLURM_JOB_USER", js->user_name);
+    envb_seti(&e, "SLURM_JOB_UID", js->uid);
+    envb_seti(&e, "SLURM_JOB_GID", js->gid);
+    envb_set(&e, "SLURM_JOB_NODELIST", js->node_list[0] ? js->node_list : js->node_name);
+    envb_set(&e, "SLURM_JOB_PARTITION", js->partition);
+    if (js->account[0])
+        envb_set(&e, "SLURM_JOB_ACCOUNT", js->account);
+    envb_set(&e, "SLURM_CLUSTER_NAME", js->cluster_name);
+    envb_set(&e, "SLURMD_NODENAME", js->node_name);
+    if (conf_path)
+        envb_set(&e, "SLURM_CONF", conf_path);
+    set_array(&e, js);
+    if (js->ngpus) {
+        char *list = gpu_list(js);
+        envb_set(&e, "SLURM_JOB_GPUS", list);
+        envb_set(&e, "CUDA_VISIBLE_DEVICES", list);
+        envb_set(&e, "GPU_DEVICE_ORDINAL", list);
+        free(list);
+    }
     return e.v;
 }
 

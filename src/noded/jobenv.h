@@ -1,6 +1,7 @@
 /*
  * jobenv: what a batch job sees of Slurm: its environment (the job's own
- * "environment" list with the SLURM_* variables set over it) and its I/O file
+ * "environment" list with the SLURM_* variables set over it), the fresh one
+ * of the root scripts run for it, and its I/O file
  * names (Slurm's filename patterns %j %x %u %N %n %A %a %t %%, with optional
  * zero padding such as %4j).
  */
@@ -15,6 +16,12 @@ struct job_spec;
  * and task_pid SLURM_TASK_PID. Free with jobenv_free. */
 char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task_pid);
 void jobenv_free(char **env);                    /* NULL is a no-op */
+
+/* The whole environment of a script Herd runs as root for the job (Prolog,
+ * Epilog; context is SLURM_SCRIPT_CONTEXT): only what Herd sets from the
+ * job's record and the node, as Slurm, with a fixed PATH; nothing from the
+ * job's environment. Free with jobenv_free. */
+char **jobenv_root_script(const struct job_spec *js, const char *conf_path, const char *context);
 
 /* The pattern with Slurm's codes replaced; unknown codes are kept as they
  * are, and a pattern holding a backslash is taken literally (backslashes

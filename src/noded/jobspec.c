@@ -62,6 +62,7 @@ static const struct field fields[] = {
     INT("array_task_min", array_task_min, false, 0, UINT32_MAX, 0),
     INT("array_task_max", array_task_max, false, 0, UINT32_MAX, 0),
     INT("array_task_step", array_task_step, false, 0, UINT32_MAX, 1),
+    INT("restart_count", restart_count, false, 0, INT32_MAX, 0),
 };
 
 /* jansson strings may hold NUL bytes, which C strings cannot carry. */
@@ -200,6 +201,10 @@ struct job_spec *job_spec_from_json(const json_t *o, char *err, size_t errlen)
             return NULL;
         }
     }
+    /* kept by the controller as submitted, unchecked: a bad one must not
+     * make the node refuse the job, it only leaves SLURM_JOB_ACCOUNT out */
+    const char *account = plain_string(json_object_get(o, "account"));
+    js->account = xstrdup(account ? account : "");
     apply_defaults(js);
     return js;
 }
@@ -218,6 +223,7 @@ void job_spec_destroy(struct job_spec *js)
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (fields[i].type == F_STR)
             free(*(char **)((char *)js + fields[i].off));
+    free(js->account);
     free_strv(js->environment);
     free_strv(js->argv);
     free_strv(js->rlimits);

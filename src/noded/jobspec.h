@@ -28,6 +28,7 @@ struct job_spec {
     char *std_err;
     char *std_in;
     char *cluster_name;
+    char *account;         /* the job's record's; "" unknown */
     char **environment;    /* "K=V" entries */
     size_t nenv;
     char **argv;
@@ -58,6 +59,7 @@ struct job_spec {
     int64_t array_job_id;  /* a job array's task: its array (0: not one) */
     int64_t array_task_id; /* -1: not an array task */
     int64_t array_task_count, array_task_min, array_task_max, array_task_step;
+    int64_t restart_count; /* times the job was requeued before this run (0: first run) */
 };
 
 /* NULL with a message in err naming the bad field. */

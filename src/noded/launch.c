@@ -44,7 +44,7 @@ static int make_dir(struct agent *a, const char *dir)
 {
     if (spool_pool_take(a->spool, &a->pool_free, dir) == 0)
         return 0;
-    return mkdir(dir, 0700) < 0 || chmod(dir, 0711) < 0 ? -1 : 0;
+    return mkdir(dir, 0700) < 0 || chmod(dir, SPOOL_DIR_MODE) < 0 ? -1 : 0;
 }
 
 static int prepare_dir(struct agent *a, const char *dir, const json_t *body,

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -126,11 +127,27 @@ static char *write_pidfile(const struct conf *c, const char *node)
     return path;
 }
 
+/* The log is root's alone (it names users' jobs and files): made 0600
+ * before the logger opens it, and one left 0644 by an older herdd closed. */
+static void log_private(const char *path)
+{
+    if (!path)
+        return;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return;
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 077))
+        fchmod(fd, st.st_mode & 0700);
+    close(fd);
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     (void)what;
     struct agent *a = arg;
     if (sig == SIGHUP) {
+        log_private(a->log_file);
         log_reopen();
     } else if (sig == SIGCHLD) {
         pid_t pid;
@@ -197,6 +214,7 @@ int main(int argc, char **argv)
         fatalx("%s", err);
     char *pidfile = write_pidfile(c, node->name);
     if (ready_fd >= 0) {
+        log_private(logfile);
         log_init("herdd", o.verbose, logfile);
         daemon_ready(ready_fd);
     }

@@ -108,7 +108,7 @@ int spool_write_pid(const char *dir, const char *name, pid_t pid)
 {
     char buf[32];
     snprintf(buf, sizeof buf, "%ld\n", (long)pid);
-    return spool_write(dir, name, buf, 0644);
+    return spool_write(dir, name, buf, 0600);
 }
 
 pid_t spool_read_pid(const char *dir, const char *name)
@@ -221,7 +221,8 @@ int spool_notify_open(const char *spool)
     if (fd < 0)
         return -1;
     unlink(sun.sun_path);
-    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0) {
+    /* only the supervisors (root) may wake herdd */
+    if (bind(fd, (struct sockaddr *)&sun, sizeof sun) < 0 || chmod(sun.sun_path, 0600) < 0) {
         close(fd);
         return -1;
     }

@@ -5,6 +5,10 @@
  * result (the job's end, written atomically by the supervisor, or by herdd
  * when the supervisor died without one). herdd removes the directory once the
  * controller has acknowledged the end.
+ *
+ * Only root reads any of it (job.json holds the user's environment): the
+ * files are 0600, the directories 0711, traversed but never listed by the
+ * job's user, whose job executes its own slurm_script (0700, theirs).
  */
 #ifndef HERD_NODED_SPOOL_H
 #define HERD_NODED_SPOOL_H
@@ -19,6 +23,7 @@
 #define SPOOL_SUP_PID   "supervisor.pid"
 #define SPOOL_PGID      "job.pgid"
 #define SPOOL_RESULT    "result"
+#define SPOOL_DIR_MODE  0711
 
 struct job_usage {
     bool known;            /* false: none recorded (a lost supervisor) */

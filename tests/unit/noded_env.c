@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -123,6 +124,93 @@ static void test_env_no_gpus(void **state)
     job_spec_destroy(js);
 }
 
+static void expect_reject(const char *text);
+
+#define ROOT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
+
+/* Issue #16: a requeued job's next run says how many times it restarted;
+ * the first run says nothing, whatever the job's own environment holds. */
+static void test_env_restart_count(void **state)
+{
+    (void)state;
+    struct job_spec *js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0,"
+                                    " \"group_id\": 0, \"restart_count\": 2,"
+                                    " \"environment\": [\"SLURM_RESTART_COUNT=9\"]}");
+    assert_non_null(js);
+    char **env = jobenv_build(js, NULL, 1);
+    assert_string_equal(env_get(env, "SLURM_RESTART_COUNT"), "2");
+    assert_int_equal(env_count(env, "SLURM_RESTART_COUNT"), 1);
+    jobenv_free(env);
+    job_spec_destroy(js);
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0}");
+    env = jobenv_build(js, NULL, 1);
+    assert_null(env_get(env, "SLURM_RESTART_COUNT"));
+    jobenv_free(env);
+    job_spec_destroy(js);
+    expect_reject("{\"job_id\": 7, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                  " \"restart_count\": -1}");
+}
+
+/* Issue #16: a root script's environment is Herd's alone. The job's has
+ * BASH_ENV, LD_PRELOAD, PATH and SLURM_* values of the user's choosing. */
+static const char *hostile_json =
+    "{\"job_id\": 42, \"name\": \"train\", \"script\": \"x\", \"user_id\": 1000,"
+    " \"group_id\": 100, \"user_name\": \"alice\", \"partition\": \"gpu\","
+    " \"node_name\": \"node3\", \"node_list\": \"node[3-4]\", \"cluster_name\": \"c1\","
+    " \"account\": \"physics\", \"node_gpus\": [1, 3],"
+    " \"environment\": [\"PATH=/home/alice/bin\", \"BASH_ENV=/home/alice/evil.sh\","
+    " \"LD_PRELOAD=/home/alice/pre.so\", \"HOME=/home/alice\", \"SLURM_UID=0\","
+    " \"SLURM_JOB_ACCOUNT=root\", \"SLURM_JOB_UID=0\", \"CUDA_VISIBLE_DEVICES=0,1,2,3\","
+    " \"SLURM_CONF=/home/alice/slurm.conf\"]}";
+
+static void test_root_script_env(void **state)
+{
+    (void)state;
+    struct job_spec *js = spec_from(hostile_json);
+    assert_non_null(js);
+    char **env = jobenv_root_script(js, "/etc/herd/slurm.conf", "prolog_slurmd");
+    const char *absent[] = { "BASH_ENV", "LD_PRELOAD", "HOME", "SLURM_UID", "ENVIRONMENT",
+                             "SLURM_SUBMIT_DIR", "SLURM_TASK_PID" };
+    for (size_t i = 0; i < sizeof absent / sizeof *absent; i++)
+        assert_null(env_get(env, absent[i]));
+    assert_string_equal(env_get(env, "PATH"), ROOT_PATH);
+    assert_string_equal(env_get(env, "SLURM_SCRIPT_CONTEXT"), "prolog_slurmd");
+    assert_string_equal(env_get(env, "SLURM_JOB_ID"), "42");
+    assert_string_equal(env_get(env, "SLURM_JOB_UID"), "1000");
+    assert_string_equal(env_get(env, "SLURM_JOB_GID"), "100");
+    assert_string_equal(env_get(env, "SLURM_JOB_USER"), "alice");
+    assert_string_equal(env_get(env, "SLURM_JOB_ACCOUNT"), "physics");
+    assert_string_equal(env_get(env, "SLURM_JOB_NODELIST"), "node[3-4]");
+    assert_string_equal(env_get(env, "SLURM_JOB_PARTITION"), "gpu");
+    assert_string_equal(env_get(env, "SLURM_CLUSTER_NAME"), "c1");
+    assert_string_equal(env_get(env, "SLURMD_NODENAME"), "node3");
+    assert_string_equal(env_get(env, "SLURM_CONF"), "/etc/herd/slurm.conf");
+    assert_string_equal(env_get(env, "SLURM_JOB_GPUS"), "1,3");
+    assert_string_equal(env_get(env, "CUDA_VISIBLE_DEVICES"), "1,3");
+    /* every variable one Herd sets, once */
+    for (size_t i = 0; env[i]; i++) {
+        char key[64];
+        snprintf(key, sizeof key, "%.*s", (int)strcspn(env[i], "="), env[i]);
+        assert_true(strncmp(key, "SLURM", 5) == 0 || !strcmp(key, "PATH")
+                    || !strcmp(key, "CUDA_VISIBLE_DEVICES") || !strcmp(key, "GPU_DEVICE_ORDINAL"));
+        assert_int_equal(env_count(env, key), 1);
+    }
+    jobenv_free(env);
+    job_spec_destroy(js);
+    /* no account, no GPUs: none made up */
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                   " \"account\": 7, \"environment\": [\"SLURM_JOB_GPUS=0\"]}");
+    assert_non_null(js);
+    env = jobenv_root_script(js, NULL, "epilog_slurmd");
+    assert_null(env_get(env, "SLURM_JOB_ACCOUNT"));
+    assert_null(env_get(env, "SLURM_JOB_GPUS"));
+    assert_null(env_get(env, "CUDA_VISIBLE_DEVICES"));
+    assert_null(env_get(env, "SLURM_CONF"));
+    assert_string_equal(env_get(env, "SLURM_SCRIPT_CONTEXT"), "epilog_slurmd");
+    jobenv_free(env);
+    job_spec_destroy(js);
+}
+
 static void check_expand(const struct job_spec *js, const char *pat, const char *want)
 {
     char *got = jobenv_expand(pat, js);
@@ -202,6 +290,8 @@ int main(void)
         cmocka_unit_test(test_env_slurm_vars),
         cmocka_unit_test(test_env_gpus),
         cmocka_unit_test(test_env_no_gpus),
+        cmocka_unit_test(test_env_restart_count),
+        cmocka_unit_test(test_root_script_env),
         cmocka_unit_test(test_patterns),
         cmocka_unit_test(test_paths),
         cmocka_unit_test(test_spec_rejects),
