@@ -24,6 +24,7 @@
 #include "noded/jobctl.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
+#include "noded/sysops.h"
 
 #define REPORT_TIMEOUT_S 5
 
@@ -48,11 +49,11 @@ struct ajob *agent_job_add(struct agent *a, int64_t id)
 void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch)
 {
     int v = sig | (batch && !cancel ? SUP_SIG_BATCH : 0);
-    if (j->sup_pid > 1 && sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
+    if (j->sup_pid > 1 && sys->sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
                                    (union sigval){ .sival_int = v }) == 0)
         return;
     if (j->pgid > 1 && sig > 0)
-        kill(-j->pgid, sig);
+        sys->kill(-j->pgid, sig);
 }
 
 void agent_job_forget(struct agent *a, struct ajob *j)
@@ -96,7 +97,7 @@ static void job_lost(struct agent *a, struct ajob *j, const char *dir)
 {
     log_warnx("job %lld: its supervisor is gone without a result", (long long)j->id);
     if (j->pgid > 1)
-        kill(-j->pgid, SIGKILL);
+        sys->kill(-j->pgid, SIGKILL);
     if (jobctl_cgroup_end(a->conf_path, a->node->name, dir, j->id) < 0)
         log_warnx("job %lld: processes left in its cgroup", (long long)j->id);
     memset(&j->res, 0, sizeof j->res);
@@ -336,9 +337,9 @@ void agent_stop(struct agent *a)
         /* the supervisor records the job CANCELLED; killing the group
          * ourselves too covers a supervisor that is stuck */
         if (j->sup_pid > 1)
-            sigqueue(j->sup_pid, SIGTERM, (union sigval){ .sival_int = SIGKILL });
+            sys->sigqueue(j->sup_pid, SIGTERM, (union sigval){ .sival_int = SIGKILL });
         if (j->pgid > 1)
-            kill(-j->pgid, SIGKILL);
+            sys->kill(-j->pgid, SIGKILL);
     }
     struct timeval fast = { 0, 100000 };
     event_del(a->beat);

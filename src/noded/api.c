@@ -8,6 +8,7 @@
 #include "noded/agent.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
+#include "noded/sysops.h"
 
 #define ESLURM_INVALID_JOB_ID 2017
 #define SLURM_ERROR_CODE 1
@@ -76,7 +77,7 @@ static void on_time_limit(struct http_req *r)
         return;
     }
     union sigval v = { .sival_int = (int)json_integer_value(jt) };
-    if (sigqueue(j->sup_pid, SIGUSR2, v) < 0) {
+    if (sys->sigqueue(j->sup_pid, SIGUSR2, v) < 0) {
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
         return;
     }

@@ -13,6 +13,7 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "noded/sysops.h"
 
 #define KILL_WAIT_MS 5000
 
@@ -48,14 +49,7 @@ static char *read_small(const char *path)
 static int write_str(const char *dir, const char *file, const char *val)
 {
     char *path = xasprintf("%s/%s", dir, file);
-    int fd = open(path, O_WRONLY | O_CLOEXEC);
-    int rc = -1;
-    if (fd >= 0) {
-        rc = write(fd, val, strlen(val)) == (ssize_t)strlen(val) ? 0 : -1;
-        int e = errno;
-        close(fd);
-        errno = e;
-    }
+    int rc = sys->cg_write(path, val);
     if (rc < 0)
         log_debug("cgroup: cannot write '%s' to %s: %s", val, path, strerror(errno));
     free(path);
@@ -106,7 +100,7 @@ static char *make_path(const char *base, const char *rel, bool cpuset, bool v2,
         if (v2 && enable)
             write_str(path, "cgroup.subtree_control", enable);
         char *next = xasprintf("%s/%s", path, part);
-        if (mkdir(next, 0755) < 0 && errno != EEXIST) {
+        if (sys->mkdir(next, 0755) < 0 && errno != EEXIST) {
             int e = errno;
             log_warn("cgroup: cannot create %s", next);
             free(next);
@@ -250,7 +244,7 @@ int jobcg_signal(const struct jobcg *cg, int sig)
     pid_t *v = procs(cg, &n);
     int sent = 0;
     for (size_t i = 0; i < n; i++)
-        sent += kill(v[i], sig) == 0;
+        sent += sys->kill(v[i], sig) == 0;
     free(v);
     return sent;
 }
@@ -387,7 +381,7 @@ void jobcg_destroy(struct jobcg *cg)
     if (!cg)
         return;
     for (int i = 0; i < CG_N; i++) {
-        if (cg->dir[i] && rmdir(cg->dir[i]) < 0 && errno != ENOENT)
+        if (cg->dir[i] && sys->rmdir(cg->dir[i]) < 0 && errno != ENOENT)
             log_warn("cgroup: cannot remove %s", cg->dir[i]);
         /* Then the job's group (with a sub) and the cluster's NODE-HASH
          * group above, each unless something else is still in it. */
@@ -396,7 +390,7 @@ void jobcg_destroy(struct jobcg *cg)
             if (!slash)
                 break;
             *slash = '\0';
-            if (rmdir(cg->dir[i]) < 0)
+            if (sys->rmdir(cg->dir[i]) < 0)
                 break;
         }
         free(cg->dir[i]);

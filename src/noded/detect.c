@@ -14,6 +14,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "noded/sysops.h"
 
 /* NVML's own ABI, declared here since we build without its header. */
 typedef int nvml_ret;
@@ -35,26 +36,27 @@ struct nvml {
 static int nvml_open(struct nvml *n)
 {
     const char *path = getenv("HERD_NVML_LIBRARY");
-    n->lib = dlopen(path && path[0] ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+    n->lib = sys->dlopen(path && path[0] ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!n->lib) {
-        log_debug("no NVML: %s", dlerror());
+        const char *why = dlerror();
+        log_debug("no NVML: %s", why ? why : "not loaded");
         return -1;
     }
-    *(void **)&n->init = dlsym(n->lib, "nvmlInit_v2");
-    *(void **)&n->shutdown = dlsym(n->lib, "nvmlShutdown");
-    *(void **)&n->count = dlsym(n->lib, "nvmlDeviceGetCount_v2");
-    *(void **)&n->handle = dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
-    *(void **)&n->name = dlsym(n->lib, "nvmlDeviceGetName");
-    *(void **)&n->uuid = dlsym(n->lib, "nvmlDeviceGetUUID");
-    *(void **)&n->minor_number = dlsym(n->lib, "nvmlDeviceGetMinorNumber");
+    *(void **)&n->init = sys->dlsym(n->lib, "nvmlInit_v2");
+    *(void **)&n->shutdown = sys->dlsym(n->lib, "nvmlShutdown");
+    *(void **)&n->count = sys->dlsym(n->lib, "nvmlDeviceGetCount_v2");
+    *(void **)&n->handle = sys->dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
+    *(void **)&n->name = sys->dlsym(n->lib, "nvmlDeviceGetName");
+    *(void **)&n->uuid = sys->dlsym(n->lib, "nvmlDeviceGetUUID");
+    *(void **)&n->minor_number = sys->dlsym(n->lib, "nvmlDeviceGetMinorNumber");
     if (!n->init || !n->shutdown || !n->count || !n->handle || !n->name) {
         log_warnx("NVML library lacks the functions herdd needs");
-        dlclose(n->lib);
+        sys->dlclose(n->lib);
         return -1;
     }
     if (n->init() != NVML_SUCCESS) {
         log_warnx("nvmlInit_v2 failed");
-        dlclose(n->lib);
+        sys->dlclose(n->lib);
         return -1;
     }
     return 0;
@@ -94,7 +96,7 @@ static void detect_gpus(struct detect *d)
         d->gpu_types[d->ngpus++] = xstrdup(name);
     }
     n.shutdown();
-    dlclose(n.lib);
+    sys->dlclose(n.lib);
 }
 
 void detect_run(struct detect *d)

@@ -16,6 +16,7 @@
 #include "noded/jobenv.h"
 #include "noded/jobspec.h"
 #include "noded/nodeconf.h"
+#include "noded/sysops.h"
 
 char *jobctl_cpuset(const struct job_spec *js, int machine_cpus)
 {
@@ -152,17 +153,17 @@ static void exec_script(const char *path, const char *context, const struct job_
     sigset_t none;
     sigemptyset(&none);
     sigprocmask(SIG_SETMASK, &none, NULL);
-    setpgid(0, 0);
+    sys->setpgid(0, 0);
     char **env = jobenv_root_script(js, conf_path, context);
     char *argv[] = { (char *)path, NULL };
-    execve(path, argv, env);
+    sys->execve(path, argv, env);
     _exit(127);
 }
 
 int jobctl_script(const char *path, const char *context, const struct job_spec *js,
                   const char *conf_path)
 {
-    pid_t pid = fork();
+    pid_t pid = sys->fork();
     if (pid < 0) {
         log_warn("job %lld: cannot run %s %s", (long long)js->job_id, context, path);
         return -1;
@@ -170,7 +171,7 @@ int jobctl_script(const char *path, const char *context, const struct job_spec *
     if (pid == 0)
         exec_script(path, context, js, conf_path);
     int status;
-    while (waitpid(pid, &status, 0) < 0)
+    while (sys->waitpid(pid, &status, 0) < 0)
         if (errno != EINTR)
             return -1;
     int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);

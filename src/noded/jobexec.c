@@ -17,6 +17,7 @@
 #include "noded/cgroup.h"
 #include "noded/jobenv.h"
 #include "noded/jobspec.h"
+#include "noded/sysops.h"
 
 int jobexec_become_user(const struct job_spec *js)
 {
@@ -122,7 +123,7 @@ void jobexec_run(const struct job_spec *js, const char *script, const char *conf
                  int sync_fd, int go_fd, const struct jobcg *cg)
 {
     jobexec_reset_signals();
-    setsid();
+    sys->setsid();
     if (cg && jobcg_attach(cg, 0) < 0)
         log_warn("job %lld: cannot join its cgroup", (long long)js->job_id);
     close(sync_fd);
@@ -147,7 +148,7 @@ void jobexec_run(const struct job_spec *js, const char *script, const char *conf
     for (size_t i = 0; i < js->nargv; i++)
         argv[i + 1] = js->argv[i];
     char **env = jobenv_build(js, conf_path, getpid());
-    execve(script, argv, env);
+    sys->execve(script, argv, env);
     dprintf(2, "slurmstepd: error: execve(): %s: %s\n", script, strerror(errno));
     _exit(1);
 }

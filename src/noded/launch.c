@@ -15,6 +15,7 @@
 #include "noded/jobspec.h"
 #include "noded/spool.h"
 #include "noded/supervisor.h"
+#include "noded/sysops.h"
 
 #define SLURM_ERROR_CODE 1
 
@@ -69,7 +70,7 @@ static void exec_supervisor(struct agent *a, const char *dir, int fd)
     char *argv[] = { "herdd", SUPERVISOR_FLAG, (char *)dir, a->conf_path, kill_wait,
                      a->log_file ? a->log_file : "-", verbose, fdstr, NULL };
     fcntl(fd, F_SETFD, 0);
-    execv("/proc/self/exe", argv);
+    sys->execve("/proc/self/exe", argv, environ);
     dprintf(fd, "ER cannot run the supervisor: %s\n", strerror(errno));
     _exit(127);
 }
@@ -83,11 +84,11 @@ static int spawn_supervisor(struct agent *a, const char *dir, char *err, size_t 
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
-    pid_t mid = fork();
+    pid_t mid = sys->fork();
     if (mid == 0) {
         close(p[0]);
-        setsid();
-        if (fork() == 0)
+        sys->setsid();
+        if (sys->fork() == 0)
             exec_supervisor(a, dir, p[1]);
         _exit(0);
     }
@@ -97,7 +98,7 @@ static int spawn_supervisor(struct agent *a, const char *dir, char *err, size_t 
         close(p[0]);
         return -1;
     }
-    waitpid(mid, NULL, 0);
+    sys->waitpid(mid, NULL, 0);
     return p[0];
 }
 

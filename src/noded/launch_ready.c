@@ -22,6 +22,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
+#include "noded/sysops.h"
 
 #define READY_TIMEOUT_S 10
 #define SLURM_ERROR_CODE 1
@@ -85,7 +86,7 @@ static int parse_ready(const char *buf, struct ajob *j, char *err, size_t errlen
 static void pass_deferred(const struct launching *l, struct ajob *j)
 {
     if (l->limit_min != INT_MIN
-        && sigqueue(j->sup_pid, SIGUSR2, (union sigval){ .sival_int = l->limit_min }) < 0)
+        && sys->sigqueue(j->sup_pid, SIGUSR2, (union sigval){ .sival_int = l->limit_min }) < 0)
         log_warn("job %lld: cannot pass on its new time limit", (long long)j->id);
     if (l->sig)
         agent_job_signal(j, l->sig, false, l->sig_batch);

@@ -22,6 +22,7 @@
 #include "noded/detect.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
+#include "noded/sysops.h"
 
 struct opts {
     const char *conf;
@@ -82,7 +83,7 @@ static int daemon_fork(void)
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0)
         fatal("pipe");
-    pid_t pid = fork();
+    pid_t pid = sys->fork();
     if (pid < 0)
         fatal("fork");
     if (pid > 0) {
@@ -94,7 +95,7 @@ static int daemon_fork(void)
         _exit(n == 1 ? 0 : 1);
     }
     close(p[0]);
-    setsid();
+    sys->setsid();
     return p[1];
 }
 
@@ -152,7 +153,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     } else if (sig == SIGCHLD) {
         pid_t pid;
         int status;
-        while ((pid = waitpid(-1, &status, WNOHANG)) > 0)
+        while ((pid = sys->waitpid(-1, &status, WNOHANG)) > 0)
             step_reaped(a, pid, status);
     } else if (a->stopping) {
         event_base_loopbreak(a->base);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/xmalloc.h"
+#include "noded/sysops.h"
 
 #define KILL_WAIT_MS 5000
 
@@ -91,7 +92,7 @@ int proctrack_signal(int sig, pid_t skip)
     int sent = 0;
     for (size_t i = 0; i < k; i++)
         if (d[i] != skip)
-            sent += kill(d[i], sig) == 0;
+            sent += sys->kill(d[i], sig) == 0;
     free(d);
     free(v);
     return sent;
@@ -102,7 +103,7 @@ int proctrack_reap_all(void)
     struct timespec ts = { 0, 1000000L };
     for (int waited = 0; waited < KILL_WAIT_MS; waited++) {
         pid_t p;
-        while ((p = waitpid(-1, NULL, WNOHANG)) > 0)
+        while ((p = sys->waitpid(-1, NULL, WNOHANG)) > 0)
             ;
         if (p < 0)
             return 0;      /* ECHILD: none left */
@@ -115,7 +116,7 @@ int proctrack_kill_all(void)
 {
     struct timespec ts = { 0, 20 * 1000000L };
     for (int waited = 0; ; waited += 20) {
-        while (waitpid(-1, NULL, WNOHANG) > 0)
+        while (sys->waitpid(-1, NULL, WNOHANG) > 0)
             ;
         if (proctrack_signal(SIGKILL, 0) == 0)
             return 0;

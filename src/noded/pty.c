@@ -9,6 +9,8 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "noded/sysops.h"
+
 int pty_open(int *master, int *slave)
 {
     char name[64];
@@ -41,7 +43,7 @@ void pty_set_size(int master, json_t *size)
 
 int pty_take(int slave)
 {
-    if (setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
+    if (sys->setsid() < 0 || ioctl(slave, TIOCSCTTY, 0) < 0)
         return -1;
     return 0;
 }

@@ -29,6 +29,7 @@
 #include "noded/pmi.h"
 #include "noded/pty.h"
 #include "noded/step_int.h"
+#include "noded/sysops.h"
 
 #define ESLURM_ACCESS_DENIED 2002
 #define SLURM_ERROR_CODE 1
@@ -163,9 +164,9 @@ static void on_stderr(evutil_socket_t fd, short what, void *arg)
 static void kill_tasks(struct astep *st, int sig)
 {
     if (st->pgid > 1)
-        kill(-st->pgid, sig);
+        sys->kill(-st->pgid, sig);
     if (st->pty_pid > 1)   /* --pty: task 0 leads a session of its own */
-        kill(-st->pty_pid, sig);
+        sys->kill(-st->pty_pid, sig);
 }
 
 static void on_beat(evutil_socket_t fd, short what, void *arg)
@@ -258,7 +259,7 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
     if (t->pty && pty_take(out) < 0)
         _exit(1);
     if (!t->pty)
-        setpgid(0, st->pgid ? st->pgid : 0);
+        sys->setpgid(0, st->pgid ? st->pgid : 0);
     if (st->cg && jobcg_attach(st->cg, 0) < 0)   /* the job's limits hold for its steps */
         dprintf(2, "slurmstepd: error: cannot join the job's cgroup: %s\n", strerror(errno));
     struct job_spec js = { .uid = st->uid,
@@ -288,7 +289,7 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
         av[i] = (char *)json_string_value(json_array_get(argv, i));
     extern char **environ;
     environ = env_dedup(task_env(st, req, t, node));
-    execvp(av[0], av);
+    sys->execvp(av[0], av);
     dprintf(2, "slurmstepd: error: execve(): %s: %s\n", av[0], strerror(errno));
     _exit(2);
 }
@@ -345,7 +346,7 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
         close_pmi_fd(t);
         return -1;
     }
-    pid_t pid = fork();
+    pid_t pid = sys->fork();
     if (pid == 0)
         task_exec(st, req, t, node, out[1], t->pty ? out[1] : err[1]);
     close_fds((int[]){ out[1], err[1] }, 2);
@@ -361,7 +362,7 @@ static int task_start(struct astep *st, json_t *req, struct task *t, json_t *nod
     else {
         if (!st->pgid)
             st->pgid = pid;
-        setpgid(pid, st->pgid);   /* both sides, so no signal finds it outside */
+        sys->setpgid(pid, st->pgid);   /* both sides, so no signal finds it outside */
     }
     t->pid = pid;
     int fds[2] = { out[0], err[0] };

@@ -12,6 +12,7 @@
 #include "noded/proctrack.h"
 #include "noded/spool.h"
 #include "noded/supervisor_int.h"
+#include "noded/sysops.h"
 
 /* Slurm's exit code of a job the OOM killer hit: "0:125". */
 #define OOM_EXIT_SIGNAL 125
@@ -63,7 +64,7 @@ static const char *end_state(const struct sup *s, int status, bool oom)
 
 static void end_everything(struct sup *s)
 {
-    kill(-s->pid, SIGKILL);
+    sys->kill(-s->pid, SIGKILL);
     bool cg_empty = s->cg && jobcg_kill_all(s->cg) == 0;
     if (s->cg && !cg_empty)
         log_warnx("job %lld: processes left in its cgroup", (long long)s->js->job_id);

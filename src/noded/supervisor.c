@@ -22,6 +22,7 @@
 #include "noded/proctrack.h"
 #include "noded/spool.h"
 #include "noded/supervisor_int.h"
+#include "noded/sysops.h"
 
 static void ready_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ready_say(int fd, const char *fmt, ...)
@@ -68,7 +69,7 @@ static int start_job(struct sup *s, int ready_fd, int *go_w)
     char *script = xasprintf("%s/%s", s->dir, SPOOL_SCRIPT);
     int gate[2] = { -1, -1 }, go[2] = { -1, -1 };
     if (pipe2(gate, O_CLOEXEC) < 0 || pipe2(go, O_CLOEXEC) < 0
-        || (s->pid = fork()) < 0) {
+        || (s->pid = sys->fork()) < 0) {
         ready_say(ready_fd, "ER cannot start the job: %s\n", strerror(errno));
         for (int i = 0; i < 2; i++) {
             if (gate[i] >= 0)
@@ -116,7 +117,7 @@ static bool prolog_passes(struct sup *s, int go_w)
         log_warnx("job %lld: prolog %s failed: job not run, ended FAILED",
                   (long long)s->js->job_id, s->nc.prolog ? s->nc.prolog : "");
         s->prolog_failed = true;
-        kill(s->pid, SIGKILL);
+        sys->kill(s->pid, SIGKILL);
     }
     return ok;
 }
@@ -163,7 +164,7 @@ static int supervise(struct sup *s, int ready_fd)
     if (prolog_passes(s, go_w))
         status = sup_wait(s);
     else
-        waitpid(s->pid, NULL, 0);
+        sys->waitpid(s->pid, NULL, 0);
     sup_finish(s, status);
     return 0;
 }

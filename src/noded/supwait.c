@@ -16,11 +16,12 @@
 #include "noded/proctrack.h"
 #include "noded/supervisor.h"
 #include "noded/supervisor_int.h"
+#include "noded/sysops.h"
 
 void sup_deliver(struct sup *s, int sig, bool batch_only)
 {
     if (batch_only)
-        kill(s->pid, sig);
+        sys->kill(s->pid, sig);
     else if (!s->cg || jobcg_signal(s->cg, sig) == 0)
         proctrack_signal(sig, 0);     /* also where the job never joined its cgroup */
 }
@@ -34,10 +35,10 @@ static void tell_user(const struct sup *s, const char *why)
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
-    pid_t pid = fork();
+    pid_t pid = sys->fork();
     if (pid != 0) {
         if (pid > 0)
-            waitpid(pid, NULL, 0);
+            sys->waitpid(pid, NULL, 0);
         return;
     }
     const struct job_spec *js = s->js;
@@ -145,7 +146,7 @@ static bool reap(struct sup *s, int *status)
     bool done = false;
     int st;
     pid_t p;
-    while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+    while ((p = sys->waitpid(-1, &st, WNOHANG)) > 0) {
         if (p == s->pid) {
             *status = st;
             done = true;
