@@ -17,6 +17,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/sbatch_opts.h"
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 #define PROG "sbatch"
@@ -138,7 +139,7 @@ static json_t *spec_build(const struct sbatch_opts *o, const struct sbatch_job *
     gethostname(host, sizeof(host) - 1);
     json_t *spec = sbatch_opts_to_json(o, &env);
     if (job->command)
-        json_object_set_new(spec, "command", json_string(job->command));
+        json_object_set_new(spec, "command", json_rawstr(job->command));
     return spec;
 }
 

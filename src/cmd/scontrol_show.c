@@ -90,8 +90,10 @@ static json_t *fetch(const char *path, const char *context)
     json_t *resp = NULL;
     char err[256];
     int st = client_call(PROG, "GET", path, NULL, &resp, err, sizeof err);
-    if (st == 200)
+    if (st == 200) {
+        cmd_json_clean(resp);   /* printed only: a user's bytes, no control characters */
         return resp;
+    }
     fprintf(stderr, "%s error: %s\n", context, st < 0 ? err : client_error_text(resp, st));
     json_decref(resp);
     return NULL;
