@@ -610,6 +610,7 @@ static int show_config(void)
     conf_kvi("DefMemPerCPU", (long long)c->def_mem_per_cpu, "");
     conf_kv("GresTypes", c->gres_types);
     conf_kvi("KillWait", c->kill_wait, " sec");
+    conf_kvi("MessageTimeout", c->msg_timeout, " sec");
     conf_kvi("MinJobAge", c->min_job_age, " sec");
     conf_kv("PriorityType", c->priority_type);
     conf_kv("SchedulerParameters", c->sched_params);

@@ -1,14 +1,23 @@
-"""Bytes a hostile (or merely non-UTF-8) user gives: a script, environment,
-name, comment, path or argument that is not UTF-8 reaches the job
-byte-exact and shows as given; control characters do not split parsable
-rows."""
+"""Bytes a hostile (or merely non-UTF-8) user gives, and the commands' own
+faults: a script, environment, name, comment, path or argument that is not
+UTF-8 reaches the job byte-exact and shows as given; control characters do
+not split parsable rows; an oversized script is refused in Slurm's words
+and never kills sbatch with SIGPIPE; `sdiag -r` by a user exits 1; a
+command waits out a controller restart, bounded by MessageTimeout."""
 
 import os
+import signal
 import subprocess
+import threading
 import time
 
-from helpers import base_env
+import pytest
+
+from helpers import (HERD_BIN, base_env, cluster_fixture, pid_alive, run, wait_file,
+                     wait_for)
 import helpers
+
+TOO_LONG = "Pathname of a file, directory or other parameter too long"
 
 
 def run_bytes(c, args, user=None, env_extra=None, cwd=None, timeout=60):
@@ -129,3 +138,91 @@ def test_control_characters_do_not_split_rows(cluster, workdir, users):
     assert jid + b"|a?FORGED|1" in cp.stdout.splitlines()
     cp = run_bytes(cluster, [b"scontrol", b"-o", b"show", b"job", jid])
     assert cp.stdout.count(b"\n") == 1 and b"JobName=a?FORGED|1" in cp.stdout, cp.stdout
+
+
+# --- item 10a: an oversized script -------------------------------------------
+
+def test_script_over_max_script_size_refused(cluster, workdir, users):
+    body = b"#!/bin/sh\n" + (b"# " + b"x" * 1021 + b"\n") * (4 * 1024 + 1) + b"true\n"
+    path = write_script(workdir, "big.sh", body)
+    cp = run_bytes(cluster, [b"sbatch", os.fsencode(path)], user="herdtest1", cwd=workdir)
+    assert cp.returncode == 1, (cp.returncode, cp.stderr)
+    assert cp.stderr.decode() == f"sbatch: error: Batch job submission failed: {TOO_LONG}\n"
+    # 18 MB: over the controller's body limit too; never SIGPIPE (141)
+    path = write_script(workdir, "huge.sh", body * 4 + b"# " + b"y" * 2000000 + b"\n")
+    cp = run_bytes(cluster, [b"sbatch", os.fsencode(path)], user="herdtest1", cwd=workdir)
+    assert cp.returncode == 1, (cp.returncode, cp.stderr)
+    assert TOO_LONG in cp.stderr.decode()
+    # the controller refuses a request that is not sbatch's
+    st, ans = cluster.api("POST", "/v1/jobs", {"script": body.decode(), "name": "big"})
+    assert st == 400 and ans["error"] == TOO_LONG and ans["code"] == 2012, (st, ans)
+
+
+# --- item 10b: sdiag -r by a user ---------------------------------------------
+
+def test_sdiag_reset_by_user_exits_1(cluster, users):
+    cp = cluster.run(["sdiag", "-r"], user="herdtest1", check=False)
+    assert cp.returncode == 1
+    assert "sdiag: error: Access/permission denied" in cp.stderr, cp.stderr
+    assert cluster.run(["sdiag", "-r"]).returncode == 0
+
+
+# --- item 10d: a controller briefly away; one away for good; a send cut short --
+
+UP = ["--nodes", "1", "--gpus-per-node", "1", "--cpus-per-node", "2", "--mem-per-node", "2000",
+      "--set", "MessageTimeout=3", "--set", "SchedulerParameters=max_script_size=40000000"]
+
+
+@pytest.fixture(scope="module")
+def rcluster(tmp_path_factory, users):
+    yield from cluster_fixture(tmp_path_factory, "retry", UP)
+
+
+def kill_controller(c):
+    pid = c.ctld_pid()
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid), 10, f"herdctld {pid} to die")
+
+
+def test_send_cut_short_reported_not_sigpipe(rcluster, workdir):
+    """max_script_size above the controller's body limit: the controller
+    refuses before it has read the whole request, and sbatch says so."""
+    body = b"#!/bin/sh\n" + (b"# " + b"x" * 1021 + b"\n") * (18 * 1024) + b"true\n"
+    path = write_script(workdir, "huge.sh", body)
+    cp = run_bytes(rcluster, [b"sbatch", os.fsencode(path)], cwd=workdir)
+    assert cp.returncode == 1, (cp.returncode, cp.stderr)
+    # the refusal when it could be read, else the send's failure
+    assert cp.stderr.decode() in (
+        f"sbatch: error: Batch job submission failed: {TOO_LONG}\n",
+        "sbatch: error: Batch job submission failed: Unable to contact slurm controller "
+        "(send failure)\n"), cp.stderr
+
+
+def test_command_waits_out_a_controller_restart(rcluster):
+    c = rcluster
+    kill_controller(c)
+    restart = threading.Thread(target=lambda: (time.sleep(2), c.up()))
+    restart.start()
+    try:
+        t0 = time.monotonic()
+        cp = c.run(["squeue", "-h", "-o", "%i"], check=False, timeout=60)
+        took = time.monotonic() - t0
+    finally:
+        restart.join(timeout=120)
+    assert cp.returncode == 0, cp.stderr
+    assert took >= 1.5, f"squeue answered in {took:.1f}s while the controller was down"
+
+
+def test_command_gives_up_after_message_timeout(rcluster):
+    c = rcluster
+    kill_controller(c)
+    try:
+        t0 = time.monotonic()
+        cp = c.run(["squeue"], check=False, timeout=60)
+        took = time.monotonic() - t0
+        assert cp.returncode == 1
+        assert cp.stderr == ("slurm_load_jobs error: Unable to contact slurm controller "
+                             "(connect failure)\n"), cp.stderr
+        assert 2.5 <= took < 8, f"gave up after {took:.1f}s with MessageTimeout=3"
+    finally:
+        c.up()
