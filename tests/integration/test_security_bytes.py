@@ -79,12 +79,15 @@ def test_environment_value_byte_exact(cluster, workdir, users):
 def test_name_and_comment_kept(cluster, workdir, users):
     script = write_script(workdir, "named.sh", b"#!/bin/sh\nsleep 30\n")
     job = submit_bytes(cluster, [b"-J", b"n\xffx", b"--comment", b"c\xe9 note", b"--hold",
-                                 os.fsencode(script)], workdir)
-    cp = run_bytes(cluster, [b"squeue", b"-h", b"-j", str(job).encode(), b"-o", b"%j|%k"])
+                                 b"--wckey", b"w\xff", b"-e", b"err-\xe9", os.fsencode(script)],
+                       workdir)
+    cp = run_bytes(cluster, [b"squeue", b"-h", b"-j", str(job).encode(), b"-o", b"%j|%k|%w"])
     assert cp.returncode == 0, cp.stderr
-    assert cp.stdout == b"n\xffx|c\xe9 note\n"
+    assert cp.stdout == b"n\xffx|c\xe9 note|w\xff\n"
     cp = run_bytes(cluster, [b"scontrol", b"show", b"job", str(job).encode()])
-    assert b"JobName=n\xffx" in cp.stdout and b"Comment=c\xe9 note" in cp.stdout, cp.stdout
+    for shown in (b"JobName=n\xffx", b"Comment=c\xe9 note", b"WCKey=w\xff",
+                  b"StdErr=" + os.fsencode(workdir) + b"/err-\xe9"):
+        assert shown in cp.stdout, (shown, cp.stdout)
     # squeue -n and scancel -n find it by the same bytes
     cp = run_bytes(cluster, [b"squeue", b"-h", b"-n", b"n\xffx", b"-o", b"%i"])
     assert cp.stdout.split() == [str(job).encode()]
