@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmdutil.h"
@@ -55,49 +56,63 @@ static void client_set_timeouts(int fd)
     setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
 }
 
+/* A connected socket, or -1 with errno set. */
 static int client_connect_unix(const char *path)
 {
     struct sockaddr_un sa = {.sun_family = AF_UNIX};
-    if (strlen(path) >= sizeof sa.sun_path)
+    if (strlen(path) >= sizeof sa.sun_path) {
+        errno = ENAMETOOLONG;
         return -1;
+    }
     strcpy(sa.sun_path, path);
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
     client_set_timeouts(fd);
     if (connect(fd, (struct sockaddr *)&sa, sizeof sa) < 0) {
+        int e = errno;
         close(fd);
+        errno = e;
         return -1;
     }
     return fd;
 }
 
+/* A connected socket, or -1 with errno set (EHOSTUNREACH: no address). */
 static int client_connect_tcp(const char *host, int port)
 {
     char service[16];
     struct addrinfo hints = {.ai_socktype = SOCK_STREAM}, *res, *ai;
     snprintf(service, sizeof service, "%d", port);
-    if (getaddrinfo(host, service, &hints, &res) != 0)
+    if (getaddrinfo(host, service, &hints, &res) != 0) {
+        errno = EHOSTUNREACH;
         return -1;
-    int fd = -1;
+    }
+    int fd = -1, e = EHOSTUNREACH;
     for (ai = res; ai && fd < 0; ai = ai->ai_next) {
         fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC, ai->ai_protocol);
-        if (fd < 0)
+        if (fd < 0) {
+            e = errno;
             continue;
+        }
         client_set_timeouts(fd);
         if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
+            e = errno;
             close(fd);
             fd = -1;
         }
     }
     freeaddrinfo(res);
+    errno = e;
     return fd;
 }
 
+/* MSG_NOSIGNAL: a controller that closes early (a request over its
+ * limits) is an error to report, not a SIGPIPE that kills the command. */
 static int client_write_all(int fd, const char *buf, size_t n)
 {
     while (n > 0) {
-        ssize_t w = write(fd, buf, n);
+        ssize_t w = send(fd, buf, n, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -193,44 +208,98 @@ static int client_parse_answer(char *buf, size_t len, json_t **resp)
     return status;
 }
 
-/* The connection and, over TCP, the Authorization header (caller frees). */
-static int client_open(const char *prog, const struct conf *c, char **auth, const char **host)
+/* One try at the controller: its Unix socket when this host has it, else
+ * TCP with a MUNGE credential (made once, kept in *auth for the next try:
+ * a credential no connection carried was never decoded). -1 with errno
+ * set; *fatal when another try cannot help (no credential). */
+static int client_open_once(const char *prog, const struct conf *c, char **auth,
+                            const char **host, bool *fatal)
 {
     char path[4096];
     struct stat st;
-    *auth = NULL;
     snprintf(path, sizeof path, "%s/herdctld.sock", c->state_save);
     if (stat(path, &st) == 0 && S_ISSOCK(st.st_mode)) {
         *host = "localhost";
+        free(*auth);
+        *auth = NULL;
         return client_connect_unix(path);
     }
-    char err[256];
-    char *cred = auth_munge_encode(c->munge_socket, err, sizeof err);
-    if (!cred) {
-        cmd_error(prog, "%s", err);
-        return -1;
+    if (!*auth) {
+        char err[256];
+        char *cred = auth_munge_encode(c->munge_socket, err, sizeof err);
+        if (!cred) {
+            cmd_error(prog, "%s", err);
+            *fatal = true;
+            return -1;
+        }
+        *auth = xasprintf("Authorization: Munge %s\r\n", cred);
+        free(cred);
     }
-    *auth = xasprintf("Authorization: Munge %s\r\n", cred);
-    free(cred);
     *host = c->ctld_addr;
     return client_connect_tcp(c->ctld_addr, c->ctld_port);
 }
 
-/* The whole answer to one request (caller frees), NULL when none came. */
+/* Nothing listens there yet: a controller starting, or restarting. */
+static bool connect_retryable(int e)
+{
+    return e == ECONNREFUSED || e == ENOENT || e == EAGAIN;
+}
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The connection and, over TCP, the Authorization header (caller frees).
+ * As Slurm's commands, a controller that is not there is tried again, less
+ * often as it stays away (50 ms doubling to 1 s), for MessageTimeout. */
+static int client_open(const char *prog, const struct conf *c, char **auth, const char **host)
+{
+    int64_t deadline = mono_ms() + (int64_t)c->msg_timeout * 1000;
+    bool fatal = false;
+    *auth = NULL;
+    for (long ms = 50;; ms = ms < 500 ? ms * 2 : 1000) {
+        int fd = client_open_once(prog, c, auth, host, &fatal);
+        if (fd >= 0 || fatal || !connect_retryable(errno))
+            return fd;
+        int64_t left = deadline - mono_ms();
+        if (left <= 0)
+            return -1;
+        long wait = left < ms ? (long)left : ms;
+        nanosleep(&(struct timespec){ wait / 1000, wait % 1000 * 1000000 }, NULL);
+    }
+}
+
+/* Why no answer came, in Slurm's words. */
+enum client_fail { FAIL_CONNECT, FAIL_SEND, FAIL_RECEIVE };
+
+static const char *const fail_text[] = {
+    [FAIL_CONNECT] = CONNECT_FAILURE,
+    [FAIL_SEND] = "Unable to contact slurm controller (send failure)",
+    [FAIL_RECEIVE] = "Unable to contact slurm controller (receive failure)",
+};
+
+/* The whole answer to one request (caller frees), NULL when none came
+ * (why in *fail). A send cut short may still have an answer behind it: the
+ * controller refusing a request over its limits before reading it all. */
 static char *client_exchange(const char *prog, const char *method, const char *path,
-                             json_t *body, size_t *alen)
+                             json_t *body, size_t *alen, enum client_fail *fail)
 {
     const struct conf *c = client_conf(prog);
     char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL, *answer = NULL;
     const char *host;
     int fd = client_open(prog, c, &auth, &host);
+    *fail = FAIL_CONNECT;
     if (fd >= 0) {
         size_t dlen = data ? strlen(data) : 0;
         char *req = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json"
                               "\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
                               method, path, host, auth ? auth : "", dlen, data ? data : "");
-        if (client_write_all(fd, req, strlen(req)) == 0)
-            answer = client_read_all(fd, alen);
+        bool sent = client_write_all(fd, req, strlen(req)) == 0;
+        answer = client_read_all(fd, alen);   /* what is not HTTP fails as none */
+        *fail = sent ? FAIL_RECEIVE : FAIL_SEND;
         free(req);
         close(fd);
     }
@@ -244,13 +313,14 @@ int client_call(const char *prog, const char *method, const char *path, json_t *
 {
     size_t alen;
     int status = -1;
+    enum client_fail fail;
     *resp = NULL;
-    char *answer = client_exchange(prog, method, path, body, &alen);
+    char *answer = client_exchange(prog, method, path, body, &alen, &fail);
     if (answer)
         status = client_parse_answer(answer, alen, resp);
     free(answer);
     if (status < 0)
-        snprintf(err, errlen, "%s", CONNECT_FAILURE);
+        snprintf(err, errlen, "%s", fail_text[fail]);
     return status;
 }
 
@@ -260,9 +330,10 @@ int client_get_text(const char *prog, const char *path, char **text, size_t *len
     size_t alen;
     char *body;
     int status = -1;
+    enum client_fail fail;
     *text = NULL;
     *error = NULL;
-    char *answer = client_exchange(prog, "GET", path, NULL, &alen);
+    char *answer = client_exchange(prog, "GET", path, NULL, &alen, &fail);
     if (answer && (status = client_split_answer(answer, alen, &body, len)) == 200) {
         memmove(answer, body, *len);
         answer[*len] = '\0';
@@ -273,7 +344,7 @@ int client_get_text(const char *prog, const char *path, char **text, size_t *len
         *error = json_object();
     free(answer);
     if (status < 0)
-        snprintf(err, errlen, "%s", CONNECT_FAILURE);
+        snprintf(err, errlen, "%s", fail_text[fail]);
     return status;
 }
 
@@ -282,6 +353,8 @@ const char *client_error_text(json_t *resp, int status)
     const char *e = jget_str(resp, "error", NULL);
     if (e && *e)
         return e;
+    if (status == 413)   /* the server's limit on a request: a script over it */
+        return "Pathname of a file, directory or other parameter too long";
     return status == 401 || status == 403 ? "Access/permission denied"
                                           : "Unexpected message received";
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 void cmd_error(const char *prog, const char *fmt, ...)
@@ -35,6 +36,13 @@ void strlist_split(struct strlist *l, const char *csv)
     }
 }
 
+void strlist_split_raw(struct strlist *l, const char *csv)
+{
+    char *text = rawstr_encode(csv);
+    strlist_split(l, text);
+    free(text);
+}
+
 void strlist_clear(struct strlist *l)
 {
     for (size_t i = 0; i < l->n; i++)
@@ -52,6 +60,48 @@ bool strlist_has(const struct strlist *l, const char *s, bool nocase)
         if (nocase ? !strcasecmp(l->items[i], s) : !strcmp(l->items[i], s))
             return true;
     return false;
+}
+
+bool cmd_cell_plain(const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f || *p == 0xEE)   /* 0xEE: an escape may start */
+            return false;
+    return true;
+}
+
+void cmd_cell_clean(char *s)
+{
+    rawstr_decode_in_place(s);
+    for (unsigned char *p = (unsigned char *)s; *p; p++)
+        if (*p < 0x20 || *p == 0x7f)
+            *p = '?';
+}
+
+static void json_clean_string(json_t *v)
+{
+    if (cmd_cell_plain(json_string_value(v)))
+        return;
+    char *s = xstrdup(json_string_value(v));
+    cmd_cell_clean(s);
+    json_string_setn_nocheck(v, s, strlen(s));
+    free(s);
+}
+
+void cmd_json_clean(json_t *v)
+{
+    const char *k;
+    size_t i;
+    json_t *e;
+    if (json_is_string(v)) {
+        json_clean_string(v);
+    } else if (json_is_object(v)) {
+        json_object_foreach(v, k, e)
+            cmd_json_clean(e);
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, e)
+            cmd_json_clean(e);
+    }
 }
 
 int cmd_parse_user(const char *s, uid_t *uid)

@@ -21,8 +21,22 @@ struct strlist {
     size_t n;
 };
 void strlist_split(struct strlist *l, const char *csv);   /* appends */
+/* The same for what the controller keeps encoded (names: common/rawstr.h),
+ * so that the items compare with its values. */
+void strlist_split_raw(struct strlist *l, const char *csv);
 void strlist_clear(struct strlist *l);
 bool strlist_has(const struct strlist *l, const char *s, bool nocase);
+
+/* What a table or a record shows of a user's text (names, comments,
+ * paths): its bytes as given (escapes of common/rawstr.h decoded), printed
+ * raw as Slurm does, but each control character (C0 and DEL) as '?', so
+ * that a newline or a tab cannot split or forge a row of parsable output.
+ * cmd_cell_plain: whether s shows as it is. */
+bool cmd_cell_plain(const char *s);
+void cmd_cell_clean(char *s);           /* in place; the text never grows */
+/* cmd_cell_clean on every string of v (a job as `scontrol show` prints
+ * it); the strings then hold bytes jansson cannot write out again. */
+void cmd_json_clean(json_t *v);
 
 /* A user name or a numeric uid. 0, or -1 when neither. */
 int cmd_parse_user(const char *s, uid_t *uid);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmd/cmdutil.h"
 #include "cmd/format.h"
 #include "common/decimal.h"
 #include "common/xmalloc.h"
@@ -58,9 +59,16 @@ void fmt_buf_free(struct fmt_buf *b)
 }
 
 /* Slurm's _print_str: s padded to width (right-justified if right), cut
- * to width if cut; width 0 adds s as it is. */
+ * to width if cut; width 0 adds s as it is. A user's bytes show as
+ * cmd_cell_clean says (most cells need no copy for it). */
 static void fmt_put(struct fmt_buf *b, const char *s, int width, bool right, bool cut)
 {
+    char *own = NULL;
+    if (!cmd_cell_plain(s)) {
+        own = xstrdup(s);
+        cmd_cell_clean(own);
+        s = own;
+    }
     size_t len = strlen(s), w = width > 0 ? (size_t)width : 0;
     if (cut && w && len > w)
         len = w;
@@ -69,6 +77,7 @@ static void fmt_put(struct fmt_buf *b, const char *s, int width, bool right, boo
     fmt_buf_add(b, s, len);
     if (!right && len < w)
         fmt_buf_pad(b, w - len);
+    free(own);
 }
 
 static void fmt_out_flush(struct fmt_out *o)

@@ -131,7 +131,7 @@ static int sacct_option(struct sacct_opts *o, int c)
     case 'S': o->start = optarg; return 0;
     case 'E': o->end = optarg; return 0;
     case 'N': o->nodes = optarg; return 0;
-    case OPT_NAME: strlist_split(&o->names, optarg); return 0;
+    case OPT_NAME: strlist_split_raw(&o->names, optarg); return 0;
     case OPT_DELIM: o->out.delim = optarg; return 0;
     case OPT_UNITS: return opt_units(o, optarg);
     case OPT_JSON: o->json = true; return 0;

@@ -65,6 +65,8 @@ static void print_row(FILE *out, const struct sacct_out *o, const struct sacct_c
 {
     for (size_t i = 0; i < o->ncols; i++) {
         char *v = o->cols[i].f->value(r, x);
+        if (v)
+            cmd_cell_clean(v);
         if (o->parsable) {
             fputs(v ? v : "", out);
             put_sep(out, o, i);

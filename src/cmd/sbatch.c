@@ -17,6 +17,8 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/sbatch_opts.h"
+#include "common/conf.h"
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 #define PROG "sbatch"
@@ -48,6 +50,17 @@ static char *read_all(FILE *f, size_t *len)
     return buf;
 }
 
+/* The controller refuses a script over SchedulerParameters=max_script_size;
+ * sbatch says so without sending it, in the words of the refusal. */
+static int script_size_check(const struct sbatch_job *job, char *err, size_t errlen)
+{
+    if ((int64_t)job->len <= conf_max_script_size(client_conf(PROG)))
+        return 0;
+    snprintf(err, errlen, PROG ": error: Batch job submission failed: Pathname of a file, "
+             "directory or other parameter too long");
+    return -1;
+}
+
 /* The script and its default job name, from --wrap, the file or stdin. */
 static int job_load(struct sbatch_job *job, const char *wrap, int argc, char **argv, int idx,
                     char *err, size_t errlen)
@@ -63,7 +76,7 @@ static int job_load(struct sbatch_job *job, const char *wrap, int argc, char **a
         job->script = sbatch_wrap_script(wrap);
         job->len = strlen(job->script);
         job->name = xstrdup("wrap");
-        return 0;
+        return script_size_check(job, err, errlen);
     }
     if (idx < argc) {
         char *copy = xstrdup(argv[idx]);
@@ -89,7 +102,9 @@ static int job_load(struct sbatch_job *job, const char *wrap, int argc, char **a
         job->script = read_all(stdin, &job->len);
         job->name = xstrdup("sbatch");
     }
-    return sbatch_script_check(job->script, job->len, err, errlen);
+    if (sbatch_script_check(job->script, job->len, err, errlen) < 0)
+        return -1;
+    return script_size_check(job, err, errlen);
 }
 
 static void job_free(struct sbatch_job *job)
@@ -138,7 +153,7 @@ static json_t *spec_build(const struct sbatch_opts *o, const struct sbatch_job *
     gethostname(host, sizeof(host) - 1);
     json_t *spec = sbatch_opts_to_json(o, &env);
     if (job->command)
-        json_object_set_new(spec, "command", json_string(job->command));
+        json_object_set_new(spec, "command", json_rawstr(job->command));
     return spec;
 }
 

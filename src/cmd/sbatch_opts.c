@@ -15,6 +15,7 @@
 
 #include "cmd/begintime.h"
 #include "cmd/sbatch_opts.h"
+#include "common/rawstr.h"
 #include "common/rlimits.h"
 #include "common/taskset.h"
 #include "common/timefmt.h"
@@ -684,21 +685,23 @@ char *sbatch_wrap_script(const char *cmd)
     return xasprintf("#!/bin/sh\n# This script was created by sbatch --wrap.\n\n%s\n", cmd);
 }
 
-/* Sets "K=V" in an array of such strings, replacing an entry for K. */
+/* Sets "K=V" in an array of such strings, replacing an entry for K. The
+ * entries are held encoded (rawstr.h), and compared so. */
 static void env_put(json_t *env, const char *kv)
 {
-    size_t klen = strcspn(kv, "="), i;
-    json_t *v;
+    json_t *e = json_rawstr(kv), *v;
+    const char *text = json_string_value(e);
+    size_t klen = strcspn(text, "="), i;
 
     json_array_foreach(env, i, v) {
         const char *s = json_string_value(v);
 
-        if (strncmp(s, kv, klen) == 0 && s[klen] == '=') {
-            json_array_set_new(env, i, json_string(kv));
+        if (strncmp(s, text, klen) == 0 && s[klen] == '=') {
+            json_array_set_new(env, i, e);
             return;
         }
     }
-    json_array_append_new(env, json_string(kv));
+    json_array_append_new(env, e);
 }
 
 static const char *env_get(char **environ, const char *name)
@@ -750,7 +753,7 @@ json_t *sbatch_export_env(const char *export_env, char **environ)
 static void json_set_str(json_t *obj, const char *key, const char *val)
 {
     if (val != NULL)
-        json_object_set_new(obj, key, json_string(val));
+        json_object_set_new(obj, key, json_rawstr(val));
 }
 
 static void json_set_num(json_t *obj, const char *key, int64_t val)
@@ -770,7 +773,7 @@ static json_t *argv_json(char **argv, int argc)
     json_t *a = json_array();
 
     for (int i = 0; i < argc; i++)
-        json_array_append_new(a, json_string(argv[i]));
+        json_array_append_new(a, json_rawstr(argv[i]));
     return a;
 }
 
@@ -843,9 +846,11 @@ json_t *sbatch_opts_to_json(const struct sbatch_opts *o, const struct sbatch_env
     json_set_str(j, "script", env->script);
     json_object_set_new(j, "argv", argv_json(env->script_argv, env->script_argc));
     json_object_set_new(j, "environment", sbatch_export_env(o->export_env, env->environ));
-    if (o->chdir && o->chdir[0] != '/')
-        json_object_set_new(j, "work_dir", json_sprintf("%s/%s", env->cwd, o->chdir));
-    else
+    if (o->chdir && o->chdir[0] != '/') {
+        char *wd = xasprintf("%s/%s", env->cwd, o->chdir);
+        json_object_set_new(j, "work_dir", json_rawstr(wd));
+        free(wd);
+    } else
         json_set_str(j, "work_dir", o->chdir ? o->chdir : env->cwd);
     json_set_str(j, "submit_dir", env->cwd);
     json_set_str(j, "submit_host", env->host);

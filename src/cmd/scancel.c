@@ -14,6 +14,7 @@
 #include "cmd/cmds.h"
 #include "cmd/cmdutil.h"
 #include "cmd/jobstate.h"
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 #define PROG "scancel"
@@ -161,6 +162,15 @@ static int scancel_parse(int argc, char **argv, struct scancel_opts *o)
     return 0;
 }
 
+/* -n compares the bytes the user gave with the name's (common/rawstr.h). */
+static bool name_is(const json_t *job, const char *name)
+{
+    char *mine = rawstr_decode(jget_str(job, "name", ""));
+    bool same = strcmp(mine, name) == 0;
+    free(mine);
+    return same;
+}
+
 static bool scancel_matches(const json_t *job, const struct scancel_opts *o)
 {
     const char *state = jget_str(job, "state", "");
@@ -175,7 +185,7 @@ static bool scancel_matches(const json_t *job, const struct scancel_opts *o)
     }
     if (o->user && (uid_t)jget_int(job, "user_id", -1) != o->uid)
         return false;
-    if (o->name && strcmp(jget_str(job, "name", ""), o->name))
+    if (o->name && !name_is(job, o->name))
         return false;
     return !o->partition || !strcmp(jget_str(job, "partition", ""), o->partition);
 }

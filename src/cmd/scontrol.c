@@ -18,6 +18,7 @@
 #include "cmd/scontrol.h"
 #include "cmd/version.h"
 #include "common/conf.h"
+#include "common/rawstr.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
@@ -148,7 +149,7 @@ static int job_field(json_t *body, const char *kv)
         return bad_value(kv);
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         if (strcasecmp(key, strs[i].word) == 0) {
-            json_object_set_new(body, strs[i].field, json_string(v));
+            json_object_set_new(body, strs[i].field, json_rawstr(v));
             return 0;
         }
     if (strcasecmp(key, "TimeLimit") == 0)
@@ -211,7 +212,7 @@ static int update_simple(const char *path, json_t *body, const struct field_map 
         if (m->minutes ? set_minutes(body, m->field, argv[i], eq + 1) < 0 : 0)
             return 1;
         if (!m->minutes)
-            json_object_set_new(body, m->field, json_string(eq + 1));
+            json_object_set_new(body, m->field, json_rawstr(eq + 1));
     }
     return post(path, body, NULL, "slurm_update error");
 }
@@ -233,10 +234,10 @@ static int cmd_update(int argc, char **argv)
     if (!strncasecmp(argv[0], "JobId=", 6) || !strncasecmp(argv[0], "Job=", 4))
         rc = update_jobs(v, argc - 1, argv + 1);
     else if (!strncasecmp(argv[0], "NodeName=", 9)) {
-        json_object_set_new(body, "nodes", json_string(v));
+        json_object_set_new(body, "nodes", json_rawstr(v));
         rc = update_simple("/v1/nodes/update", body, node_map, argc - 1, argv + 1);
     } else if (!strncasecmp(argv[0], "PartitionName=", 14)) {
-        json_object_set_new(body, "name", json_string(v));
+        json_object_set_new(body, "name", json_rawstr(v));
         rc = update_simple("/v1/partitions/update", body, part_map, argc - 1, argv + 1);
     } else {
         cmd_error(PROG, "Update of this parameter is not supported: %s", argv[0]);

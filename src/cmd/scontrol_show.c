@@ -90,8 +90,10 @@ static json_t *fetch(const char *path, const char *context)
     json_t *resp = NULL;
     char err[256];
     int st = client_call(PROG, "GET", path, NULL, &resp, err, sizeof err);
-    if (st == 200)
+    if (st == 200) {
+        cmd_json_clean(resp);   /* printed only: a user's bytes, no control characters */
         return resp;
+    }
     fprintf(stderr, "%s error: %s\n", context, st < 0 ? err : client_error_text(resp, st));
     json_decref(resp);
     return NULL;
@@ -608,6 +610,7 @@ static int show_config(void)
     conf_kvi("DefMemPerCPU", (long long)c->def_mem_per_cpu, "");
     conf_kv("GresTypes", c->gres_types);
     conf_kvi("KillWait", c->kill_wait, " sec");
+    conf_kvi("MessageTimeout", c->msg_timeout, " sec");
     conf_kvi("MinJobAge", c->min_job_age, " sec");
     conf_kv("PriorityType", c->priority_type);
     conf_kv("SchedulerParameters", c->sched_params);

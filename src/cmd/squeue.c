@@ -124,7 +124,7 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
     case 'r': o->array = true; return 0;
     case OPT_JSON: o->json = true; return 0;
     case OPT_NOCONVERT: o->noconvert = true; return 0;
-    case 'n': strlist_split(&o->names, optarg); return 0;
+    case 'n': strlist_split_raw(&o->names, optarg); return 0;
     case 'p': strlist_split(&o->parts, optarg); return 0;
     case 't': return squeue_add_states(o, optarg);
     case 'u': return squeue_add_users(o, optarg);

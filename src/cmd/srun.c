@@ -22,6 +22,7 @@
 #include "cmd/srun.h"
 #include "common/conf.h"
 #include "common/http.h"
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 #define PROG "srun"
@@ -278,7 +279,7 @@ static json_t *step_request(const struct srun_opts *o)
     if (o->overlap)
         json_object_set_new(b, "overlap", json_true());
     const char *base = strrchr(o->argv[0], '/');   /* as Slurm: the command's base name */
-    json_object_set_new(b, "name", json_string(o->name ? o->name : base ? base + 1 : o->argv[0]));
+    json_object_set_new(b, "name", json_rawstr(o->name ? o->name : base ? base + 1 : o->argv[0]));
     return b;
 }
 
@@ -352,21 +353,21 @@ static json_t *environ_json(void)
     extern char **environ;
     json_t *a = json_array();
     for (char **e = environ; *e; e++)
-        json_array_append_new(a, json_string(*e));
+        json_array_append_new(a, json_rawstr(*e));   /* bytes as they are: rawstr.h */
     return a;
 }
 
 static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
 {
     int in = s->o->input_task;
-    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:s, s:s, s:o}", "job_id", (json_int_t)s->job_id,
+    json_t *b = json_pack("{s:I, s:i, s:o, s:o, s:o, s:s, s:o}", "job_id", (json_int_t)s->job_id,
                           "step_id", s->step_id, "argv", json_array(), "env", environ_json(),
-                          "cwd", cwd, "mpi", s->o->mpi, "stdin",
+                          "cwd", json_rawstr(cwd), "mpi", s->o->mpi, "stdin",
                           in >= 0 ? json_integer(in) : json_string(in == -1 ? "all" : "none"));
     if (s->o->pty)
         json_object_set_new(b, "pty", terminal_size());
     for (char **a = (char **)s->o->argv; *a; a++)
-        json_array_append_new(json_object_get(b, "argv"), json_string(*a));
+        json_array_append_new(json_object_get(b, "argv"), json_rawstr(*a));
     s->open++;
     http_stream(s->base, s->munge_socket, n->addr, n->port, "/v1/steps", b, STREAM_TIMEOUT_S,
                 srun_stream_chunk, stream_done, n);

@@ -356,7 +356,7 @@ static const struct key_def conf_keys[] = {
     { "MaxJobCount", NULL, 0 }, { "MaxJobId", NULL, 0 }, { "MaxMemPerCPU", NULL, 0 },
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
-    { "MessageTimeout", NULL, 0 }, { "MinJobAge", set_int, C(min_job_age) },
+    { "MessageTimeout", set_pos_int, C(msg_timeout) }, { "MinJobAge", set_int, C(min_job_age) },
     { "MpiDefault", set_str, C(mpi_default) }, { "MpiParams", NULL, 0 }, { "OverTimeLimit", NULL, 0 },
     { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", NULL, 0 },
     { "PreemptMode", NULL, 0 }, { "PreemptParameters", NULL, 0 }, { "PreemptType", NULL, 0 },
@@ -1073,6 +1073,7 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->kill_wait = 30;
     c->slurmd_timeout = 300;
     c->min_job_age = 300;
+    c->msg_timeout = 10;
     c->max_array_size = 1001;
     c->priority_type = xstrdup("priority/multifactor");
     c->prio_max_age_min = 7 * 1440;
@@ -1194,6 +1195,23 @@ const struct conf_part *conf_part_default(const struct conf *c)
         if (c->parts[i].is_default)
             return &c->parts[i];
     return NULL;
+}
+
+int64_t conf_max_script_size(const struct conf *c)
+{
+    static const char key[] = "max_script_size=";
+    const char *p = c->sched_params;
+    while (p && *p) {
+        size_t n = strcspn(p, ",");
+        if (n > sizeof key - 1 && !strncasecmp(p, key, sizeof key - 1)) {
+            char *end;
+            long long v = strtoll(p + sizeof key - 1, &end, 10);
+            if (end == p + n && v >= 0)
+                return v;
+        }
+        p += n + (p[n] == ',');
+    }
+    return CONF_MAX_SCRIPT_SIZE;
 }
 
 const char *conf_default_path(void)

@@ -65,6 +65,8 @@ struct conf {
     int kill_wait;             /* KillWait seconds; default 30 */
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */
     int min_job_age;           /* MinJobAge seconds; default 300 */
+    int msg_timeout;           /* MessageTimeout seconds; default 10: how long a command
+                                  tries to reach the controller */
     int max_array_size;        /* MaxArraySize: array task ids are below it; default 1001 */
     uint64_t def_mem_per_cpu;  /* DefMemPerCPU MB; 0 none */
     char *priority_type;       /* PriorityType; default "priority/multifactor" */
@@ -90,6 +92,12 @@ void conf_destroy(struct conf *c);                  /* NULL is a no-op */
 const struct conf_node *conf_node_find(const struct conf *c, const char *name);
 const struct conf_part *conf_part_find(const struct conf *c, const char *name);
 const struct conf_part *conf_part_default(const struct conf *c); /* NULL if none */
+
+/* SchedulerParameters=max_script_size=N: the largest batch script, in
+ * bytes, the controller takes (Slurm's default, CONF_MAX_SCRIPT_SIZE,
+ * when absent or not a number). */
+#define CONF_MAX_SCRIPT_SIZE (4 * 1024 * 1024)
+int64_t conf_max_script_size(const struct conf *c);
 
 /* The slurm.conf the commands use: $SLURM_CONF, else /etc/herd/slurm.conf. */
 const char *conf_default_path(void);

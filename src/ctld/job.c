@@ -14,6 +14,7 @@
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/log.h"
+#include "common/rawstr.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 #include "ctld/array.h"
@@ -31,6 +32,7 @@
 #define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
 #define ESLURM_INVALID_TIME_LIMIT 2051
 #define ESLURM_BAD_REQUEST 2072
+#define ESLURM_PATHNAME_TOO_LONG 2012
 
 static const char *state_names[] = {
     [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
@@ -300,6 +302,15 @@ static bool spec_has_script(json_t *spec)
     return true;
 }
 
+/* SchedulerParameters=max_script_size, counted in the script's bytes (its
+ * encoded text is never shorter, so most scripts need no count). */
+static bool script_too_large(const struct ctld *c, json_t *spec)
+{
+    const char *s = json_string_value(json_object_get(spec, "script"));
+    int64_t max = conf_max_script_size(c->conf);
+    return s && strlen(s) > (size_t)max && rawstr_decoded_len(s) > (size_t)max;
+}
+
 /* Whether some node has the feature (Features= "a,b"). */
 static bool feature_known(const struct conf *conf, const char *name, size_t len)
 {
@@ -363,6 +374,9 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
         json_object_set_new(spec, "account", json_string(dflt));
     if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
         fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
+    if (script_too_large(c, spec))   /* Slurm's words for it */
+        fail(&p, 400, ESLURM_PATHNAME_TOO_LONG,
+             "Pathname of a file, directory or other parameter too long%s", "");
     struct job *j = p.failed ? NULL : job_parse(c, spec, id, &p);
     if (j)
         check_feasible(c, &p, j);

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 
 enum field_type { F_STR, F_INT, F_BOOL, F_STRLIST, F_INTLIST };
@@ -65,12 +66,12 @@ static const struct field fields[] = {
     INT("restart_count", restart_count, false, 0, INT32_MAX, 0),
 };
 
-/* jansson strings may hold NUL bytes, which C strings cannot carry. */
-static const char *plain_string(const json_t *v)
+/* The bytes a string carries (common/rawstr.h: a script, a name, a path or
+ * an environment entry as the user gave them, UTF-8 or not); NULL when it
+ * is not a string or holds a NUL, which C strings cannot carry. */
+static char *spec_string(const json_t *v)
 {
-    if (!json_is_string(v) || strlen(json_string_value(v)) != json_string_length(v))
-        return NULL;
-    return json_string_value(v);
+    return json_rawstr_value(v);
 }
 
 static char **parse_strlist(const json_t *v, size_t *n, bool need_eq)
@@ -79,14 +80,15 @@ static char **parse_strlist(const json_t *v, size_t *n, bool need_eq)
     size_t i;
     json_t *e;
     json_array_foreach(v, i, e) {
-        const char *s = plain_string(e);
+        char *s = spec_string(e);
         if (!s || (need_eq && (!strchr(s, '=') || s[0] == '='))) {
+            free(s);
             for (size_t k = 0; k < i; k++)
                 free(out[k]);
             free(out);
             return NULL;
         }
-        out[i] = xstrdup(s);
+        out[i] = s;
     }
     *n = json_array_size(v);
     return out;
@@ -130,10 +132,12 @@ static bool parse_field(struct job_spec *js, const struct field *f, const json_t
     void *p = (char *)js + f->off;
     switch (f->type) {
     case F_STR: {
-        const char *s = v ? plain_string(v) : "";
-        if (!s || (f->required && !s[0]))
+        char *s = v ? spec_string(v) : xstrdup("");
+        if (!s || (f->required && !s[0])) {
+            free(s);
             return false;
-        *(char **)p = xstrdup(s);
+        }
+        *(char **)p = s;
         return true;
     }
     case F_INT:

@@ -19,6 +19,7 @@
 
 #include "common/conf.h"
 #include "common/log.h"
+#include "common/rawstr.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/cgroup.h"
@@ -190,9 +191,9 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
     json_t *env = json_object_get(req, "env");
     size_t n = json_array_size(env), k = 0;
     char **v = xcalloc(n + 32, sizeof *v);
-    for (size_t i = 0; i < n; i++)
-        if (json_is_string(json_array_get(env, i)))
-            v[k++] = xstrdup(json_string_value(json_array_get(env, i)));
+    for (size_t i = 0; i < n; i++)   /* srun's bytes (common/rawstr.h) */
+        if ((v[k] = json_rawstr_value(json_array_get(env, i))) != NULL)
+            k++;
     json_t *L = st->layout;
     json_t *gpus = json_object_get(node, "task_gpus")
                        ? json_array_get(json_object_get(node, "task_gpus"), (size_t)t->localid)
@@ -275,18 +276,22 @@ static void task_exec(struct astep *st, json_t *req, const struct task *t, json_
         dprintf(2, "slurmstepd: error: cannot become uid %d: %s\n", (int)st->uid, strerror(errno));
         _exit(1);
     }
-    const char *cwd = env_str(req, "cwd", "/tmp");
+    char *cwd = json_rawstr_value(json_object_get(req, "cwd"));
+    if (!cwd)
+        cwd = xstrdup("/tmp");
     if (chdir(cwd) < 0) {
         dprintf(2, "slurmstepd: error: couldn't chdir to `%s': %s: going to /tmp instead\n", cwd,
                 strerror(errno));
         if (chdir("/tmp") < 0)
             _exit(1);
     }
+    free(cwd);
     close_range(t->pmi_fd >= 0 ? PMI_TASK_FD + 1 : 3, ~0U, 0);
     json_t *argv = json_object_get(req, "argv");
     char **av = xcalloc(json_array_size(argv) + 1, sizeof *av);
     for (size_t i = 0; i < json_array_size(argv); i++)
-        av[i] = (char *)json_string_value(json_array_get(argv, i));
+        if (!(av[i] = json_rawstr_value(json_array_get(argv, i))))
+            av[i] = xstrdup("");
     extern char **environ;
     environ = env_dedup(task_env(st, req, t, node));
     sys->execvp(av[0], av);
