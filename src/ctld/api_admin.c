@@ -322,7 +322,7 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
             }
     }
     bool responding = n->responding;
-    node_mark_down(c, n, reason);
+    node_mark_down(c, n, reason, false);
     n->responding = responding;     /* it still answers: only its state changed */
 }
 
