@@ -304,3 +304,25 @@ def test_state_and_log_readable_by_the_controller_alone(cluster, workdir, users)
     other = cluster.sbatch(["-o", "/dev/null"], user="herdtest2", cwd=workdir,
                            script="#!/bin/sh\ntrue\n")
     cluster.wait_state(other, "COMPLETED")
+
+
+def test_files_an_older_controller_left_readable_are_made_private(ccluster):
+    """A cluster made before: its state directory 0755, database and log
+    0644. The controller makes them private when it starts, and every user
+    still reaches it."""
+    c = ccluster
+    c.down()
+    state = c.state_dir()
+    log = os.path.join(c.dir, "log", "herdctld.log")
+    os.chmod(state, 0o755)
+    files = [os.path.join(state, n) for n in os.listdir(state)
+             if stat.S_ISREG(os.lstat(os.path.join(state, n)).st_mode)] + [log]
+    assert any(f.endswith("herd.db") for f in files), files
+    for f in files:
+        os.chmod(f, 0o644)
+    c.up()
+    assert stat.S_IMODE(os.stat(state).st_mode) == 0o711
+    for f in files:
+        if os.path.exists(f):
+            assert stat.S_IMODE(os.stat(f).st_mode) == 0o600, f
+    c.run(["squeue"], user="herdtest2")
