@@ -221,7 +221,7 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool ass
 void node_return(struct ctld *c, struct node *n, bool was_silent);
 void nodes_expect_running(struct ctld *c);
 void node_drain(struct ctld *c, struct node *n, const char *reason);
-/* node_state.c: DRAIN and admin DOWN survive a restart */
+/* node_state.c: DRAIN and DOWN survive a restart */
 void nodes_save_state(struct ctld *c);
 void nodes_load_state(struct ctld *c);
 /* A partition's State (up -1: unchanged), MaxTime, DefaultTime (-2: unchanged) now;
