@@ -134,6 +134,8 @@ class Herd(Target):
             "KillWait=30",
             "SlurmdTimeout=300",
             "MinJobAge=%d" % self.min_job_age,
+            # the queue figures hold 100,000 jobs, past Slurm's default of 10,000
+            "MaxJobCount=1000000",
         ]
         if cgroups_usable():
             lines += ["TaskPlugin=task/cgroup", "ProctrackType=proctrack/cgroup"]

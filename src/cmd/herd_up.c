@@ -344,6 +344,9 @@ static void conf_add_globals(struct lines *l, const char *d, int port, const cha
         xstrdup("SelectType=select/cons_tres"),
         xstrdup("KillWait=30"),
         xstrdup("SlurmdTimeout=300"),
+        /* a local cluster's node that was silent serves again when its
+         * agent answers (Slurm's default, 0, waits for an admin) */
+        xstrdup("ReturnToService=2"),
         xstrdup("MinJobAge=300"),
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)

@@ -154,6 +154,16 @@ static int set_pos_int(struct parse *st, const struct key_def *k, void *base, co
     return 0;
 }
 
+/* ReturnToService: Slurm's 0, 1 or 2. */
+static int set_rts(struct parse *st, const struct key_def *k, void *base, const char *val)
+{
+    long v;
+    if (!parse_long(val, 0, 2, &v))
+        return bad_value(st, k, val);
+    *(int *)((char *)base + k->off) = (int)v;
+    return 0;
+}
+
 /* A port, or Slurm's "6817-6820" range, of which the first is used. */
 static int set_port(struct parse *st, const struct key_def *k, void *base, const char *val)
 {
@@ -353,7 +363,8 @@ static const struct key_def conf_keys[] = {
     { "KillOnBadExit", NULL, 0 }, { "KillWait", set_int, C(kill_wait) },
     { "LaunchParameters", NULL, 0 }, { "Licenses", NULL, 0 }, { "LogTimeFormat", NULL, 0 },
     { "MailProg", NULL, 0 }, { "MaxArraySize", set_int, C(max_array_size) }, { "MaxDBDMsgs", NULL, 0 },
-    { "MaxJobCount", NULL, 0 }, { "MaxJobId", NULL, 0 }, { "MaxMemPerCPU", NULL, 0 },
+    { "MaxJobCount", set_pos_int, C(max_job_count) }, { "MaxJobId", NULL, 0 },
+    { "MaxMemPerCPU", NULL, 0 },
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
     { "MessageTimeout", set_pos_int, C(msg_timeout) }, { "MinJobAge", set_int, C(min_job_age) },
@@ -383,7 +394,8 @@ static const struct key_def conf_keys[] = {
     { "ReconfigFlags", NULL, 0 }, { "RequeueExit", NULL, 0 }, { "RequeueExitHold", NULL, 0 },
     { "ResumeFailProgram", NULL, 0 }, { "ResumeProgram", NULL, 0 },
     { "ResumeRate", NULL, 0 }, { "ResumeTimeout", NULL, 0 }, { "ResvEpilog", NULL, 0 },
-    { "ResvOverRun", NULL, 0 }, { "ResvProlog", NULL, 0 }, { "ReturnToService", NULL, 0 },
+    { "ResvOverRun", NULL, 0 }, { "ResvProlog", NULL, 0 },
+    { "ReturnToService", set_rts, C(return_to_service) },
     { "RoutePlugin", NULL, 0 }, { "SchedulerParameters", set_str, C(sched_params) },
     { "SchedulerTimeSlice", NULL, 0 }, { "SchedulerType", set_str, C(sched_type) },
     { "ScronParameters", NULL, 0 }, { "SelectType", set_str, C(select_type) },
@@ -1074,6 +1086,7 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->slurmd_timeout = 300;
     c->min_job_age = 300;
     c->msg_timeout = 10;
+    c->max_job_count = 10000;
     c->max_array_size = 1001;
     c->priority_type = xstrdup("priority/multifactor");
     c->prio_max_age_min = 7 * 1440;

@@ -67,6 +67,8 @@ struct conf {
     int min_job_age;           /* MinJobAge seconds; default 300 */
     int msg_timeout;           /* MessageTimeout seconds; default 10: how long a command
                                   tries to reach the controller */
+    int max_job_count;         /* MaxJobCount: jobs the controller holds; default 10000 */
+    int return_to_service;     /* ReturnToService 0, 1, 2; default 0 (DOWN stays DOWN) */
     int max_array_size;        /* MaxArraySize: array task ids are below it; default 1001 */
     uint64_t def_mem_per_cpu;  /* DefMemPerCPU MB; 0 none */
     char *priority_type;       /* PriorityType; default "priority/multifactor" */

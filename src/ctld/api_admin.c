@@ -322,7 +322,7 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
             }
     }
     bool responding = n->responding;
-    node_mark_down(c, n, reason);
+    node_mark_down(c, n, reason, false);
     n->responding = responding;     /* it still answers: only its state changed */
 }
 
@@ -492,6 +492,8 @@ void api_reconfigure(struct http_req *r)
     c->conf->kill_wait = nc->kill_wait;
     c->conf->slurmd_timeout = nc->slurmd_timeout;
     c->conf->min_job_age = nc->min_job_age;
+    c->conf->max_job_count = nc->max_job_count;
+    c->conf->return_to_service = nc->return_to_service;
     conf_destroy(nc);
     if (!shape)
         log_warnx("reconfigure: nodes or partitions changed in %s; restart herdctld to use them",

@@ -24,6 +24,8 @@
 #define ESLURM_ACCESS_DENIED 2002
 #define ESLURM_ALREADY_DONE 2021
 #define ESLURM_JOB_PENDING 2020
+#define ESLURM_MAX_JOB_COUNT 2007
+#define MSG_MAX_JOB_COUNT "MaxJobCount limit reached"
 
 /* A submission's answer, sent once its transaction has committed. */
 struct submitted {
@@ -94,8 +96,24 @@ static json_t *bulk_specs(struct http_req *r, json_t *many)
     return specs;
 }
 
-/* Every job is built before any is accepted, so a bad spec refuses the
- * request whole, naming its index. */
+/* Whether jobs (n built, an array counting as its tasks) fit under
+ * MaxJobCount; answered when they do not. */
+static bool count_fits(struct http_req *r, struct job **jobs, size_t n)
+{
+    size_t more = 0;
+    for (size_t i = 0; i < n; i++)
+        more += job_count_of(jobs[i]);
+    if (job_count_allows(r->ctx, more))
+        return true;
+    log_info("submission of %zu jobs by uid %u refused: MaxJobCount=%d reached", more,
+             (unsigned)r->who.uid, ((struct ctld *)r->ctx)->conf->max_job_count);
+    http_reply_error(r, 400, ESLURM_MAX_JOB_COUNT, MSG_MAX_JOB_COUNT);
+    return false;
+}
+
+/* Every job is built before any is accepted, so a bad spec, or more jobs
+ * than MaxJobCount leaves room for, refuses the request whole (a bad spec
+ * named by its index). */
 static json_t *submit_many(struct http_req *r, json_t *many)
 {
     struct ctld *c = r->ctx;
@@ -113,8 +131,9 @@ static json_t *submit_many(struct http_req *r, json_t *many)
             break;
     }
     json_t *ids = NULL;
-    if (i < n) {
+    if (i < n)
         http_reply_error(r, status, code, "job %zu: %s", i, err);
+    if (i < n || !count_fits(r, jobs, n)) {
         while (i > 0)
             job_destroy(jobs[--i]);
     } else {
@@ -141,6 +160,10 @@ static json_t *submit_single(struct http_req *r)
                                   &code, err, sizeof err);
     if (!j) {
         http_reply_error(r, status, code, "%s", err);
+        return NULL;
+    }
+    if (!count_fits(r, &j, 1)) {
+        job_destroy(j);
         return NULL;
     }
     struct env_text env = { 0 };

@@ -70,6 +70,49 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
     }
 }
 
+/* Whether a job the agent lists is one the controller does not hold as
+ * running on this node. A job whose end this node reported is not: the
+ * list was made before the agent forgot it. */
+static bool stale(struct ctld *c, size_t idx, uint64_t id)
+{
+    const struct job *j = job_find(c, id);
+    if (!j)
+        return true;
+    if (j->state == JOB_RUNNING && j->nallocs > 0 && j->allocs[0].node == idx)
+        return false;
+    return j->end_node != (int)idx;
+}
+
+/* As Slurm kills the jobs a returning slurmd still runs: every job this
+ * node lists that the controller does not hold as running there (it ended
+ * NODE_FAIL, was cancelled or requeued, maybe runs elsewhere) is killed,
+ * and the node takes no new work until its agent lists none. A job whose
+ * end was assumed notes when: an end after that is the kill's own. */
+static void kill_stale(struct ctld *c, struct node *n, json_t *jobs)
+{
+    size_t idx = node_index(c, n), i;
+    json_t *v;
+    bool any = false;
+    json_array_foreach(jobs, i, v) {
+        uint64_t id = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+        if (!id || !stale(c, idx, id))
+            continue;
+        any = true;
+        struct job *j = job_find(c, id);
+        if (j && j->end_assumed && !j->stale_kill_at) {
+            j->stale_kill_at = ctld_now();
+            job_save(c, j);
+        }
+        log_warnx("node %s still runs job %llu, which %s: killing it", n->conf->name,
+                  (unsigned long long)id, !j ? "is unknown" : j->state == JOB_RUNNING
+                  ? "runs elsewhere" : job_is_finished(j) ? "has ended" : "was requeued");
+        launch_kill_stale(c, n, id);
+    }
+    if (n->cleaning && !any)
+        log_info("node %s runs no stale job any more", n->conf->name);
+    n->cleaning = any;
+}
+
 void api_node_register(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -82,24 +125,56 @@ void api_node_register(struct http_req *r)
     }
     if (!n->registered || !n->responding)
         log_info("node %s registered", n->conf->name);
-    bool changed = !n->registered || n->down || !n->responding;
+    bool was_silent = !n->registered || !n->responding;
+    bool was_down = n->down, was_cleaning = n->cleaning;
     n->registered = true;
     n->responding = true;
     n->last_seen = ctld_now();
-    if (n->down && n->reason && strcmp(n->reason, "Not responding") == 0) {
-        n->down = false;
-        xfree(n->reason);
-    }
-    if (jobs)
+    if (jobs) {
+        kill_stale(c, n, jobs);
         reconcile(c, n, jobs);
+    }
+    node_return(c, n, was_silent);
     http_reply(r, 200, NULL);
-    if (changed)
+    if (was_silent || was_down != n->down || was_cleaning != n->cleaning)
         sched_request(c);
 }
 
 static void end_answer(void *arg)
 {
     http_reply(arg, 200, NULL);
+}
+
+/* The end an agent reports for a job the controller no longer holds as
+ * running: kept when the controller only assumed the end (NODE_FAIL while
+ * the node was silent) and this node ran it, unless the job ended by the
+ * kill sent when the node came back (an end at or after that kill). A job
+ * requeued since is a new run: no late report touches it. */
+static bool late_end_kept(struct ctld *c, struct job *j, int from, int st, int64_t when)
+{
+    if (!j->end_assumed || from < 0 || j->nallocs == 0 ||
+        j->allocs[0].node != (size_t)from)
+        return false;
+    if (j->stale_kill_at && (when <= 0 || when >= j->stale_kill_at))
+        return false;
+    log_info("job %llu: node %s reports its real end, %s, over the NODE_FAIL assumed",
+             (unsigned long long)j->id, c->conf->nodes[from].name,
+             job_state_name((enum job_state)st));
+    j->end_assumed = false;
+    j->stale_kill_at = 0;
+    if (c->stats.failed)
+        c->stats.failed--;   /* job_end counts it again as what it was */
+    return true;
+}
+
+/* The usage the agent measured, when it sent one. */
+static void take_usage(struct job *j, json_t *b)
+{
+    json_t *usage = json_object_get(b, "usage");
+    if (json_is_object(usage)) {
+        json_decref(j->usage);
+        j->usage = json_incref(usage);
+    }
 }
 
 void api_node_job_end(struct http_req *r)
@@ -112,8 +187,26 @@ void api_node_job_end(struct http_req *r)
         http_reply_error(r, 400, 0, "Invalid job end message");
         return;
     }
+    struct node *n = node_find(c, json_string_value(json_object_get(b, "name")));
+    int from = n ? (int)node_index(c, n) : -1;
     struct job *j = job_find(c, (uint64_t)json_integer_value(idv));
-    if (!j || j->state != JOB_RUNNING) {    /* already recorded: changes nothing */
+    int code = (int)json_integer_value(json_object_get(b, "exit_code"));
+    int sig = (int)json_integer_value(json_object_get(b, "exit_signal"));
+    int64_t when = json_integer_value(json_object_get(b, "end_time"));
+    if (j && j->state == JOB_NODE_FAIL && late_end_kept(c, j, from, st, when)) {
+        take_usage(j, b);
+        j->end_node = from;
+        job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
+        store_after_commit(c->store, end_answer, r);
+        return;
+    }
+    /* already recorded, or the end of an earlier run on another node (the
+     * job was requeued and runs elsewhere now): changes nothing */
+    if (!j || j->state != JOB_RUNNING ||
+        (from >= 0 && (j->nallocs == 0 || j->allocs[0].node != (size_t)from))) {
+        if (j && j->state == JOB_RUNNING)
+            log_info("job %llu: end of its earlier run on %s ignored", (unsigned long long)j->id,
+                     n->conf->name);
         http_reply(r, 200, NULL);
         return;
     }
@@ -122,20 +215,15 @@ void api_node_job_end(struct http_req *r)
         node_drain(c, &c->nodes[j->allocs[0].node], "Prolog error");
         j->req.held_admin = true;
         job_requeue(c, j);
+        j->end_node = from;
         store_after_commit(c->store, end_answer, r);
         return;
     }
-    int code = (int)json_integer_value(json_object_get(b, "exit_code"));
-    int sig = (int)json_integer_value(json_object_get(b, "exit_signal"));
-    int64_t when = json_integer_value(json_object_get(b, "end_time"));
-    json_t *usage = json_object_get(b, "usage");
-    if (json_is_object(usage)) {
-        json_decref(j->usage);
-        j->usage = json_incref(usage);
-    }
+    take_usage(j, b);
     if (j->requeue_pending)     /* scontrol requeue: it ran, and goes back to the queue */
         job_requeue(c, j);
     else
         job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
+    j->end_node = from;         /* this agent forgets the job once answered */
     store_after_commit(c->store, end_answer, r);
 }

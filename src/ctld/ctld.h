@@ -90,6 +90,11 @@ struct job {
     json_t *step_recs;         /* the steps as accounting keeps them (sacct 123.0); NULL none */
     bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
                                 * owner (POST .../complete), a cancel or its time limit */
+    bool end_assumed;          /* ended NODE_FAIL because its node fell silent: the agent's
+                                * late report of its real end may replace that (stored) */
+    int64_t stale_kill_at;     /* when its silent node came back still running it and was
+                                * told to kill it: a later end is that kill's (stored) */
+    int end_node;              /* the node whose agent reported its last end; -1 none */
 };
 
 struct node {
@@ -98,6 +103,8 @@ struct node {
     bool responding;
     bool down;             /* DOWN: not responding for SlurmdTimeout */
     bool drain;            /* DRAIN: no new work (a failed prolog, an admin) */
+    bool cleaning;         /* its agent runs jobs the controller does not hold there: no new
+                            * work until their kill has cleared them (api_nodes.c) */
     char *reason;          /* why DOWN/DRAIN, NULL otherwise */
     int64_t last_seen;
     int64_t reason_time;   /* when an admin set reason (0: the controller did) */
@@ -144,6 +151,8 @@ struct ctld {
     struct waiter *waiters;     /* GET /v1/jobs/{id}/wait in progress: api_wait.c */
     uint64_t *dep_jobs;         /* ids of pending jobs with dependencies: depend.c */
     size_t ndep_jobs, capdep_jobs;
+    uint64_t *meta_jobs;        /* ids of array meta jobs, for MaxJobCount: job_count.c */
+    size_t nmeta_jobs, capmeta_jobs;
 };
 
 /* job.c */
@@ -185,6 +194,13 @@ int job_state_parse(const char *s);   /* -1 unknown */
  * dependencies); SCHED_NONE when it is eligible. */
 enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int64_t now);
 
+/* job_count.c: MaxJobCount. What a job counts for (an array meta job: its
+ * waiting tasks), what the controller holds now, and whether more fit. */
+size_t job_count_of(const struct job *j);
+void job_count_note(struct ctld *c, const struct job *j);   /* from job_insert */
+size_t job_count_held(struct ctld *c);
+bool job_count_allows(struct ctld *c, size_t more);
+
 /* node.c */
 void nodes_init(struct ctld *c);
 struct node *node_find(struct ctld *c, const char *name);
@@ -199,10 +215,13 @@ struct node_usage {
 struct node_usage *node_usage_get(const struct ctld *c);
 json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u);
 json_t *part_to_json(const struct ctld *c, size_t i);
-void node_mark_down(struct ctld *c, struct node *n, const char *reason);
+/* assumed: the node fell silent, so its jobs' ends are assumed, not known */
+void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool assumed);
+/* A DOWN node whose agent registers: back in service as ReturnToService says. */
+void node_return(struct ctld *c, struct node *n, bool was_silent);
 void nodes_expect_running(struct ctld *c);
 void node_drain(struct ctld *c, struct node *n, const char *reason);
-/* node_state.c: DRAIN and admin DOWN survive a restart */
+/* node_state.c: DRAIN and DOWN survive a restart */
 void nodes_save_state(struct ctld *c);
 void nodes_load_state(struct ctld *c);
 /* A partition's State (up -1: unchanged), MaxTime, DefaultTime (-2: unchanged) now;
@@ -239,6 +258,9 @@ void launch_job(struct ctld *c, struct job *j);
 enum sig_to { SIG_STEPS, SIG_BATCH, SIG_FULL };
 enum sig_to sig_to_of(json_t *body);   /* {"batch": true} or {"full": true} */
 void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, enum sig_to to);
+/* A job a node's agent runs that the controller does not hold as running
+ * there (the node was silent while the job ended or moved): killed. */
+void launch_kill_stale(struct ctld *c, const struct node *n, uint64_t job_id);
 /* A running job's new time limit, to its batch node's agent. */
 void launch_time_limit(struct ctld *c, struct job *j);
 

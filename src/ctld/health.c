@@ -24,7 +24,7 @@ static void check_nodes(struct ctld *c, int64_t now)
     for (size_t i = 0; i < c->nnodes; i++) {
         struct node *n = &c->nodes[i];
         if (n->registered && !n->down && now - n->last_seen > c->conf->slurmd_timeout)
-            node_mark_down(c, n, "Not responding");
+            node_mark_down(c, n, "Not responding", true);
     }
 }
 

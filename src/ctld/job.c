@@ -33,6 +33,7 @@
 #define ESLURM_INVALID_TIME_LIMIT 2051
 #define ESLURM_BAD_REQUEST 2072
 #define ESLURM_PATHNAME_TOO_LONG 2012
+#define ESLURM_INVALID_NICE 2123
 
 static const char *state_names[] = {
     [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
@@ -87,6 +88,7 @@ void job_insert(struct ctld *c, struct job *j)
     }
     c->jobs[i] = j;
     c->njobs++;
+    job_count_note(c, j);
 }
 
 void job_destroy(struct job *j)
@@ -260,6 +262,7 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
 {
     struct job *j = xcalloc(1, sizeof *j);
     j->id = id;
+    j->end_node = -1;
     parse_partition(c, p, j, spec);
     if (!p->failed)
         parse_shape(c, p, j, spec);
@@ -378,6 +381,10 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
         fail(&p, 400, ESLURM_PATHNAME_TOO_LONG,
              "Pathname of a file, directory or other parameter too long%s", "");
     struct job *j = p.failed ? NULL : job_parse(c, spec, id, &p);
+    /* as slurmctld's validate_job_create_req: only an operator may raise a
+     * job's priority with a negative nice */
+    if (j && j->nice < 0 && uid != 0)
+        fail(&p, 400, ESLURM_INVALID_NICE, "Invalid --nice value%s", "");
     if (j)
         check_feasible(c, &p, j);
     if (p.failed) {
@@ -424,6 +431,10 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
                      j->req.held_user, "held_admin", j->req.held_admin);
     if (j->restarts)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
+    if (j->end_assumed)
+        json_object_set_new(rec, "end_assumed", json_true());
+    if (j->stale_kill_at)
+        json_object_set_new(rec, "stale_kill_at", json_integer(j->stale_kill_at));
     if (j->next_step)
         json_object_set_new(rec, "next_step", json_integer(j->next_step));
     if (j->step_recs)
@@ -496,6 +507,8 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
     j->restarts = (int)json_integer_value(json_object_get(rec, "restarts"));
+    j->end_assumed = json_is_true(json_object_get(rec, "end_assumed"));
+    j->stale_kill_at = json_integer_value(json_object_get(rec, "stale_kill_at"));
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
     json_t *steps = json_object_get(rec, "steps");
     j->step_recs = json_is_array(steps) ? json_deep_copy(steps) : NULL;
@@ -660,6 +673,8 @@ void job_requeue(struct ctld *c, struct job *j)
     j->launch = LAUNCH_NONE;
     j->cancel_sent = false;
     j->requeue_pending = false;
+    j->end_assumed = false;
+    j->stale_kill_at = 0;
     j->restarts++;
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);

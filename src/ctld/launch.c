@@ -65,6 +65,12 @@ static void job_tasks_json(const struct job *j, json_t *o)
     free(v);
 }
 
+/* SLURM_RESTART_COUNT of this run: the agent reads "restart_count". */
+static void job_restarts_json(const struct job *j, json_t *o)
+{
+    json_object_set_new(o, "restart_count", json_integer(j->restarts));
+}
+
 static json_t *launch_body(struct ctld *c, struct job *j)
 {
     char *script = NULL;
@@ -87,6 +93,7 @@ static json_t *launch_body(struct ctld *c, struct job *j)
     json_object_set_new(o, "node_gpus", gpus);
     json_object_set_new(o, "cluster_name", json_string(c->conf->cluster_name));
     job_tasks_json(j, o);
+    job_restarts_json(j, o);
     free(script);
     return o;
 }
@@ -179,4 +186,26 @@ void launch_time_limit(struct ctld *c, struct job *j)
                              (json_int_t)j->time_limit);
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/timelimit", body,
               RPC_TIMEOUT_S, limit_done, ctx_new(c, j, false));
+}
+
+static void stale_done(int status, json_t *body, void *arg)
+{
+    struct call_ctx *x = arg;
+    (void)body;
+    /* 404: the agent no longer has it; anything else is sent again at the
+     * node's next registration while the agent still lists the job */
+    if (status != 200 && status != 404)
+        log_warnx("kill of stale job %llu reached no agent (status %d)",
+                  (unsigned long long)x->id, status);
+    free(x);
+}
+
+void launch_kill_stale(struct ctld *c, const struct node *n, uint64_t job_id)
+{
+    struct call_ctx *x = xmalloc(sizeof *x);
+    *x = (struct call_ctx){ c, job_id, true };
+    json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)job_id, "signal", SIGKILL,
+                             "cancel", true);
+    http_call(c->base, c->conf->munge_socket, n->conf->addr, n->conf->port, "POST",
+              "/v1/signal", body, RPC_TIMEOUT_S, stale_done, x);
 }

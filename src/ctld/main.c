@@ -3,6 +3,7 @@
  * Without -D it returns once it listens (exit 0) or has failed (exit 1,
  * with the reason on stderr), and runs on in the background.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <event2/event.h>
 #include <fcntl.h>
@@ -93,6 +94,7 @@ static void write_pidfile(const char *path)
     FILE *f = fopen(path, "w");
     if (!f)
         fatal("cannot write pid file %s", path);
+    fchmod(fileno(f), 0644);   /* only a number: readable, as Slurm's */
     fprintf(f, "%d\n", (int)getpid());
     fclose(f);
 }
@@ -132,11 +134,38 @@ static void build_sparts(struct ctld *c)
     }
 }
 
+/* Job scripts and environments live in the state database, and the log
+ * names users' jobs: the controller's user alone reads them. Every file
+ * the controller makes from here on is 0600 (directories 0700); what an
+ * earlier version left readable is made so. The state directory itself is
+ * 0711: anyone may pass through it to the socket (0666), no one else may
+ * list it. */
+static void state_private(const char *dir)
+{
+    umask(077);
+    if (chmod(dir, 0711) < 0)
+        fatal("chmod %s", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        fatal("cannot read StateSaveLocation %s", dir);
+    struct dirent *e;
+    struct stat st;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] == '.' || fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+            continue;
+        mode_t want = S_ISDIR(st.st_mode) ? 0700 : S_ISREG(st.st_mode) ? 0600 : 0;
+        if (want && (st.st_mode & 07777) != want && fchmodat(dirfd(d), e->d_name, want, 0) < 0)
+            log_warn("chmod %s/%s", dir, e->d_name);
+    }
+    closedir(d);
+}
+
 static void setup(struct ctld *c)
 {
     const struct conf *cf = c->conf;
     if (mkdir_p(cf->state_save, 0755) < 0)
         fatal("cannot create StateSaveLocation %s", cf->state_save);
+    state_private(cf->state_save);
     char err[512];
     char *db = xasprintf("%s/herd.db", cf->state_save);
     c->store = store_open(c->base, db, err, sizeof err);
@@ -181,6 +210,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
         job_destroy(c->jobs[i]);
     free(c->jobs);
     free(c->dep_jobs);
+    free(c->meta_jobs);
     for (size_t i = 0; i < c->nnodes; i++)
         free(c->nodes[i].reason);
     free(c->nodes);
@@ -219,8 +249,11 @@ int main(int argc, char **argv)
     event_config_free(ecfg);
     event_base_priority_init(c.base, NPRIO);
     setup(&c);
-    if (c.conf->log_file_ctld)
+    if (c.conf->log_file_ctld) {
         log_init("herdctld", verbose, c.conf->log_file_ctld);
+        if (chmod(c.conf->log_file_ctld, 0600) < 0)   /* one an earlier version made 0644 */
+            log_warn("chmod %s", c.conf->log_file_ctld);
+    }
     write_pidfile(c.conf->pid_file_ctld);
     int signums[] = { SIGTERM, SIGINT, SIGHUP };
     struct event *sigs[3];

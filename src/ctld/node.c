@@ -147,9 +147,10 @@ json_t *part_to_json(const struct ctld *c, size_t i)
     return o;
 }
 
-/* A node that stopped answering: no new work, and its jobs end NODE_FAIL or
- * go back to the queue when they asked for --requeue. */
-void node_mark_down(struct ctld *c, struct node *n, const char *reason)
+/* A node that stopped answering (assumed), or an admin set DOWN: no new
+ * work, and its jobs end NODE_FAIL or go back to the queue when they asked
+ * for --requeue. Kept across a restart of the controller (node_state.c). */
+void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool assumed)
 {
     size_t idx = node_index(c, n);
     log_warnx("node %s is DOWN: %s", n->conf->name, reason);
@@ -168,11 +169,33 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason)
             here = j->allocs[k].node == idx;
         if (!here)
             continue;
-        if (j->requeue)
+        if (j->requeue) {
             job_requeue(c, j);
-        else
-            job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
+            continue;
+        }
+        j->end_assumed = assumed && j->allocs[0].node == idx;
+        job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
     }
+    nodes_save_state(c);
+}
+
+/* Slurm's ReturnToService: 0, a DOWN node stays DOWN until an admin
+ * resumes it; 1, one DOWN for not responding returns when its agent
+ * registers; 2, one DOWN for any reason does. Herd's agents register at
+ * every heartbeat, so only a registration after silence (or the first
+ * since start-up) stands for slurmd's registration: an admin's DOWN on a
+ * node that kept answering stays. */
+void node_return(struct ctld *c, struct node *n, bool was_silent)
+{
+    int rts = c->conf->return_to_service;
+    bool silent = n->reason && strcmp(n->reason, "Not responding") == 0;
+    if (!n->down || !was_silent || rts == 0 || (rts == 1 && !silent))
+        return;
+    log_info("node %s returns to service (ReturnToService=%d)", n->conf->name, rts);
+    n->down = false;
+    if (!n->drain)
+        xfree(n->reason);
+    nodes_save_state(c);
 }
 
 /* After a restart, a node that runs jobs is expected back: it counts as

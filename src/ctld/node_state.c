@@ -1,8 +1,8 @@
 /*
  * node_state: the node and partition states an operator (or a failed
  * prolog) set, kept across a controller restart as Slurm keeps them: DRAIN,
- * DOWN other than "Not responding" (a node that merely went silent comes
- * back when it registers), and a partition's State, MaxTime, DefaultTime
+ * DOWN (for not responding too: ReturnToService decides whether a node
+ * comes back when it registers), and a partition's State, MaxTime, DefaultTime
  * set by scontrol until a reconfigure. One document each in the store,
  * written whole at each change.
  */
@@ -17,7 +17,7 @@
 
 static bool kept(const struct node *n)
 {
-    return n->drain || (n->down && n->reason && strcmp(n->reason, "Not responding") != 0);
+    return n->drain || n->down;
 }
 
 void nodes_save_state(struct ctld *c)

@@ -141,7 +141,7 @@ void sched_tick(struct ctld *c, int64_t now)
 
 static bool node_avail(const struct node *n)
 {
-    return n->registered && n->responding && !n->down && !n->drain;
+    return n->registered && n->responding && !n->down && !n->drain && !n->cleaning;
 }
 
 /* The nodes and partitions as the core sees them, pointing into the
@@ -179,6 +179,7 @@ static void start_job(struct ctld *c, struct job *j, const struct sched_decision
     j->reason_text = NULL;
     j->start_time = ctld_now();
     j->launch = j->alloc_only ? LAUNCH_ACKED : LAUNCH_NONE;   /* nothing to send a node */
+    j->end_node = -1;          /* a new run: no agent has reported its end */
     c->stats.started++;
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,

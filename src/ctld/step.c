@@ -409,10 +409,12 @@ void api_step_complete(struct http_req *r)
     http_reply_error(r, 404, ESLURM_INVALID_STEP, "Invalid job step id specified");
 }
 
+/* A step's layout names its nodes, ports and GPUs: for its job's owner,
+ * and root (the node agents that start its tasks). */
 void api_step_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = owned_job(r);
     if (!j || !job_runs(r, j))
         return;
     char *end;

@@ -172,7 +172,8 @@ def test_bad_specs_and_max_array_size(cluster, arrays, workdir):
 # ---- a big array on a cluster of its own (MaxArraySize raised) ----
 
 BIG_UP = ["--nodes", "1", "--cpus-per-node", "4", "--mem-per-node", "4000",
-          "--set", "SlurmdTimeout=6", "--set", "KillWait=2", "--set", "MaxArraySize=100001"]
+          "--set", "SlurmdTimeout=6", "--set", "KillWait=2", "--set", "MaxArraySize=100001",
+          "--set", "MaxJobCount=200000"]   # an array counts as its tasks
 
 
 @pytest.fixture(scope="module")

@@ -14,7 +14,8 @@ from helpers import Cluster, cluster_dir, cluster_fixture, open_dir, wait_for
 # Conservative backfill plans a reservation for every job: with 10,000 of
 # them on two nodes a pass takes seconds (longer under the sanitizers).
 UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8", "--mem-per-node", "8000",
-      "--set", "SchedulerParameters=herd_policy=conservative", "--set", "MinJobAge=600"]
+      "--set", "SchedulerParameters=herd_policy=conservative", "--set", "MinJobAge=600",
+      "--set", "MaxJobCount=20000"]     # 10,000 and the probes, past Slurm's default
 NJOBS = 10000
 
 

@@ -119,6 +119,8 @@ static void test_defaults(void **state)
     assert_int_equal(c->kill_wait, 30);
     assert_int_equal(c->slurmd_timeout, 300);
     assert_int_equal(c->min_job_age, 300);
+    assert_int_equal(c->max_job_count, 10000);      /* Slurm's defaults */
+    assert_int_equal(c->return_to_service, 0);
     assert_int_equal(c->def_mem_per_cpu, 0);
     assert_int_equal(c->nnodes, 0);
     assert_int_equal(c->nparts, 0);
@@ -190,6 +192,7 @@ static void test_full(void **state)
     assert_int_equal(c->kill_wait, 10);
     assert_int_equal(c->slurmd_timeout, 120);
     assert_int_equal(c->min_job_age, 60);
+    assert_int_equal(c->return_to_service, 2);
     assert_int_equal(c->def_mem_per_cpu, 2048);
 
     assert_int_equal(c->nnodes, 7);
@@ -364,6 +367,8 @@ static void test_errors(void **state)
     load_fails("SlurmdTimeout=99999999999\n", "slurm.conf", 1,
                "invalid value '99999999999' for SlurmdTimeout");
     load_fails("SlurmctldPort=0\n", "slurm.conf", 1, "invalid value '0' for SlurmctldPort");
+    load_fails("ReturnToService=3\n", "slurm.conf", 1, "invalid value '3' for ReturnToService");
+    load_fails("MaxJobCount=0\n", "slurm.conf", 1, "invalid value '0' for MaxJobCount");
     load_fails("SlurmdPort=10-5\n", "slurm.conf", 1, "invalid value '10-5' for SlurmdPort");
     load_fails("DefMemPerCPU=1.5\n", "slurm.conf", 1,
                "invalid value '1.5' for DefMemPerCPU");
