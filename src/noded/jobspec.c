@@ -207,8 +207,8 @@ struct job_spec *job_spec_from_json(const json_t *o, char *err, size_t errlen)
     }
     /* kept by the controller as submitted, unchecked: a bad one must not
      * make the node refuse the job, it only leaves SLURM_JOB_ACCOUNT out */
-    const char *account = plain_string(json_object_get(o, "account"));
-    js->account = xstrdup(account ? account : "");
+    char *account = spec_string(json_object_get(o, "account"));
+    js->account = account ? account : xstrdup("");
     apply_defaults(js);
     return js;
 }
