@@ -20,9 +20,9 @@
 #include "common/conf.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
+#include "common/slurm_errno.h"
 
 #define PROG "sbatch"
-#define ESLURM_INVALID_PARTITION_NAME 2000   /* Slurm's code, as the controller sends it */
 
 extern char **environ;
 
@@ -157,13 +157,30 @@ static json_t *spec_build(const struct sbatch_opts *o, const struct sbatch_job *
     return spec;
 }
 
+/* Slurm's sbatch waits out a full queue (MaxJobCount): it says so once,
+ * then tries again after 1, 2, ... 15 s before it gives up. */
+#define QUEUE_FULL_RETRIES 15
+
+static bool queue_full(int status, const json_t *resp)
+{
+    return status > 0 && status != 200
+        && jget_int(resp, "code", 0) == ESLURM_ERROR_ON_DESC_TO_RECORD_COPY;
+}
+
 /* 0 and the id, or -1 after printing Slurm's failure line. */
 static int submit(json_t *spec, json_int_t *job_id)
 {
     char err[256] = "";
     json_t *resp = NULL;
     int status = client_call(PROG, "POST", "/v1/jobs", spec, &resp, err, sizeof(err));
-
+    for (unsigned tries = 0; tries < QUEUE_FULL_RETRIES && queue_full(status, resp); ) {
+        if (tries == 0)
+            fprintf(stderr, PROG ": error: Slurm job queue full, sleeping and retrying\n");
+        sleep(++tries);
+        json_decref(resp);
+        resp = NULL;
+        status = client_call(PROG, "POST", "/v1/jobs", spec, &resp, err, sizeof(err));
+    }
     if (status == 200) {
         *job_id = json_integer_value(json_object_get(resp, "job_id"));
     } else {

@@ -16,6 +16,7 @@
 #include "cmd/jobstate.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
+#include "common/slurm_errno.h"
 
 #define PROG "scancel"
 
@@ -32,8 +33,6 @@ struct scancel_opts {
 };
 
 /* Slurm's codes (slurm_errno.h) in the controller's error answers. */
-#define ESLURM_INVALID_JOB_ID 2017
-#define ESLURM_ALREADY_DONE 2021
 
 static const struct option scancel_options[] = {
     {"batch", no_argument, NULL, 'b'},

@@ -17,14 +17,9 @@
 #include "ctld/api.h"
 #include "ctld/ctld.h"
 #include "ctld/store.h"
+#include "common/slurm_errno.h"
 
 /* Slurm's error numbers where we know them; 0 where Slurm's text is enough. */
-#define ESLURM_INVALID_PARTITION_NAME 2000
-#define ESLURM_ACCESS_DENIED 2002
-#define ESLURM_INVALID_NODE_NAME 2008
-#define ESLURM_INVALID_JOB_ID 2017
-#define ESLURM_JOB_PENDING 2020
-#define ESLURM_ALREADY_DONE 2021
 #define MSG_NOT_PENDING "Job is no longer pending execution"
 #define MSG_DENIED "Access/permission denied"
 
@@ -52,7 +47,7 @@ static bool must_be_pending(struct http_req *r, const struct job *j)
     if (job_is_finished(j))
         http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job/step already completing or completed");
     else
-        http_reply_error(r, 400, 0, MSG_NOT_PENDING);
+        http_reply_error(r, 400, ESLURM_JOB_NOT_PENDING, MSG_NOT_PENDING);
     return false;
 }
 

@@ -19,13 +19,11 @@
 #include "ctld/depend.h"
 #include "ctld/job_list.h"
 #include "ctld/store.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_INVALID_JOB_ID 2017
-#define ESLURM_ACCESS_DENIED 2002
-#define ESLURM_ALREADY_DONE 2021
-#define ESLURM_JOB_PENDING 2020
-#define ESLURM_MAX_JOB_COUNT 2007
-#define MSG_MAX_JOB_COUNT "MaxJobCount limit reached"
+/* Slurm 22.05's text for ESLURM_ERROR_ON_DESC_TO_RECORD_COPY, its answer
+ * once MaxJobCount is reached (sbatch then waits and tries again) */
+#define MSG_MAX_JOB_COUNT "Unable to create job record, try again"
 
 /* A submission's answer, sent once its transaction has committed. */
 struct submitted {
@@ -107,7 +105,7 @@ static bool count_fits(struct http_req *r, struct job **jobs, size_t n)
         return true;
     log_info("submission of %zu jobs by uid %u refused: MaxJobCount=%d reached", more,
              (unsigned)r->who.uid, ((struct ctld *)r->ctx)->conf->max_job_count);
-    http_reply_error(r, 400, ESLURM_MAX_JOB_COUNT, MSG_MAX_JOB_COUNT);
+    http_reply_error(r, 400, ESLURM_ERROR_ON_DESC_TO_RECORD_COPY, MSG_MAX_JOB_COUNT);
     return false;
 }
 

@@ -11,8 +11,8 @@
 #include "ctld/api.h"
 #include "ctld/ctld.h"
 #include "ctld/store.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_INVALID_NODE_NAME 2008
 
 void api_nodes(struct http_req *r)
 {

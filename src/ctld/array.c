@@ -16,10 +16,8 @@
 #include "common/xmalloc.h"
 #include "ctld/depend.h"
 #include "ctld/store.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_INVALID_JOB_ID 2017
-#define ESLURM_ACCESS_DENIED 2002
-#define ESLURM_ALREADY_DONE 2021
 
 /* A pass gets at most this many entries of one array: enough to fill a big
  * node with small tasks, few enough that a huge array stays cheap to plan. */

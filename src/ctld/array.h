@@ -15,11 +15,10 @@
 #include <stdint.h>
 
 #include "ctld/ctld.h"
+#include "common/slurm_errno.h"
 
 struct http_req;
 struct taskset;
-
-#define ESLURM_INVALID_ARRAY 2081   /* "Invalid job array specification" */
 
 struct job_array {
     struct taskset *pending;   /* the meta job: tasks not split off yet; NULL on a task */

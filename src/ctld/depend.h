@@ -15,8 +15,7 @@
 #include <stdint.h>
 
 #include "ctld/ctld.h"
-
-#define ESLURM_DEPENDENCY 2024   /* "Job dependency problem" */
+#include "common/slurm_errno.h"
 
 enum dep_type { DEP_AFTER, DEP_AFTERANY, DEP_AFTEROK, DEP_AFTERNOTOK, DEP_AFTERCORR,
                 DEP_SINGLETON };

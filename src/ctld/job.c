@@ -23,17 +23,9 @@
 #include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
+#include "common/slurm_errno.h"
 
 /* Slurm's error numbers, where tools match on the text that goes with them. */
-#define ESLURM_INVALID_PARTITION_NAME 2000
-#define ESLURM_DEFAULT_PARTITION_NOT_SET 2001
-#define ESLURM_INVALID_FEATURE 2002
-#define ESLURM_INVALID_NODE_NAME 2008
-#define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
-#define ESLURM_INVALID_TIME_LIMIT 2051
-#define ESLURM_BAD_REQUEST 2072
-#define ESLURM_PATHNAME_TOO_LONG 2012
-#define ESLURM_INVALID_NICE 2123
 
 static const char *state_names[] = {
     [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
@@ -138,7 +130,7 @@ static int64_t get_int(struct parse *p, json_t *spec, const char *key, int64_t d
     if (!v || json_is_null(v))
         return def;
     if (!json_is_integer(v) || json_integer_value(v) < min || json_integer_value(v) > max) {
-        fail(p, 400, ESLURM_BAD_REQUEST, "Invalid value for %s", key);
+        fail(p, 400, SLURM_ERROR, "Invalid value for %s", key);
         return def;
     }
     return json_integer_value(v);
@@ -150,7 +142,7 @@ static const char *get_str(struct parse *p, json_t *spec, const char *key)
     if (!v || json_is_null(v))
         return NULL;
     if (!json_is_string(v)) {
-        fail(p, 400, ESLURM_BAD_REQUEST, "Invalid value for %s", key);
+        fail(p, 400, SLURM_ERROR, "Invalid value for %s", key);
         return NULL;
     }
     return json_string_value(v);
@@ -376,7 +368,7 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
     if (dflt)
         json_object_set_new(spec, "account", json_string(dflt));
     if (!json_is_true(json_object_get(spec, "allocation")) && !spec_has_script(spec))
-        fail(&p, 400, ESLURM_BAD_REQUEST, "Batch script is empty or invalid%s", "");
+        fail(&p, 400, ESLURM_JOB_SCRIPT_MISSING, "Batch script is empty or invalid%s", "");
     if (script_too_large(c, spec))   /* Slurm's words for it */
         fail(&p, 400, ESLURM_PATHNAME_TOO_LONG,
              "Pathname of a file, directory or other parameter too long%s", "");

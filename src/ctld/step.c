@@ -15,13 +15,8 @@
 #include "common/xmalloc.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_ACCESS_DENIED 2002
-#define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE 2014
-#define ESLURM_NODES_BUSY 2016
-#define ESLURM_JOB_PENDING 2020
-#define ESLURM_ALREADY_DONE 2021
-#define ESLURM_INVALID_STEP 2031   /* "Invalid job step id specified"? kept near Slurm's */
 #define MSG_LAYOUT "Requested node configuration is not available"
 #define MSG_BUSY "Requested nodes are busy"
 
@@ -406,7 +401,7 @@ void api_step_complete(struct http_req *r)
         http_reply(r, 200, NULL);
         return;
     }
-    http_reply_error(r, 404, ESLURM_INVALID_STEP, "Invalid job step id specified");
+    http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job step id specified");
 }
 
 /* A step's layout names its nodes, ports and GPUs: for its job's owner,
@@ -423,7 +418,7 @@ void api_step_show(struct http_req *r)
     while (s && (*end || s->id != id))
         s = s->next;
     if (!s)
-        http_reply_error(r, 404, ESLURM_INVALID_STEP, "Invalid job step id specified");
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job step id specified");
     else
         http_reply(r, 200, step_json(c, j, s));
 }

@@ -9,15 +9,14 @@
 #include "noded/step.h"
 #include "noded/supervisor.h"
 #include "noded/sysops.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_INVALID_JOB_ID 2017
-#define SLURM_ERROR_CODE 1
 
 static void on_launch(struct http_req *r)
 {
     struct agent *a = r->ctx;
     if (a->stopping) {
-        http_reply_error(r, 503, SLURM_ERROR_CODE, "Node %s is shutting down", a->node->name);
+        http_reply_error(r, 503, SLURM_ERROR, "Node %s is shutting down", a->node->name);
         return;
     }
     launch_job(a, r);
@@ -31,13 +30,13 @@ static void on_signal(struct http_req *r)
     json_t *jcancel = json_object_get(r->body, "cancel");
     if (!json_is_integer(jid) || (jsig && !json_is_integer(jsig))
         || (jcancel && !json_is_boolean(jcancel))) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "signal request needs job_id, signal, cancel");
+        http_reply_error(r, 400, SLURM_ERROR, "signal request needs job_id, signal, cancel");
         return;
     }
     bool cancel = json_is_true(jcancel);
     json_int_t sig = jsig ? json_integer_value(jsig) : SIGTERM;
     if (sig < 0 || sig >= NSIG || (cancel && sig == 0) || (!jsig && !cancel)) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "Invalid signal");
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
         return;
     }
     struct ajob *j = agent_job_find(a, json_integer_value(jid));
@@ -63,7 +62,7 @@ static void on_time_limit(struct http_req *r)
     json_t *jid = json_object_get(r->body, "job_id"), *jt = json_object_get(r->body, "time_limit");
     if (!json_is_integer(jid) || !json_is_integer(jt) || json_integer_value(jt) < -1 ||
         json_integer_value(jt) > INT32_MAX) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "time limit request needs job_id, time_limit");
+        http_reply_error(r, 400, SLURM_ERROR, "time limit request needs job_id, time_limit");
         return;
     }
     struct ajob *j = agent_job_find(a, json_integer_value(jid));

@@ -16,8 +16,8 @@
 #include "noded/spool.h"
 #include "noded/supervisor.h"
 #include "noded/sysops.h"
+#include "common/slurm_errno.h"
 
-#define SLURM_ERROR_CODE 1
 
 /* job.json (mode 0600: it holds the user's environment) and the script,
  * owned by the user, who runs it. A recycled slot's script is rewritten in
@@ -157,7 +157,7 @@ static json_t *gpu_devs_json(const struct agent *a)
 static void refuse(struct http_req *r, int status, const char *err)
 {
     log_warnx("launch refused: %s", err);
-    http_reply_error(r, status, SLURM_ERROR_CODE, "%s", err);
+    http_reply_error(r, status, SLURM_ERROR, "%s", err);
 }
 
 /* The spool directory, then the supervisor; the request is answered when

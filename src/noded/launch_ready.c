@@ -23,9 +23,9 @@
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/sysops.h"
+#include "common/slurm_errno.h"
 
 #define READY_TIMEOUT_S 10
-#define SLURM_ERROR_CODE 1
 
 struct waiter {
     struct http_req *r;
@@ -54,7 +54,7 @@ static void answer_all(struct launching *l, bool ok, const char *err)
         if (ok)
             http_reply(w->r, 200, NULL);
         else
-            http_reply_error(w->r, 500, SLURM_ERROR_CODE, "%s", err);
+            http_reply_error(w->r, 500, SLURM_ERROR, "%s", err);
         free(w);
     }
 }

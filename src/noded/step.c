@@ -31,9 +31,8 @@
 #include "noded/pty.h"
 #include "noded/step_int.h"
 #include "noded/sysops.h"
+#include "common/slurm_errno.h"
 
-#define ESLURM_ACCESS_DENIED 2002
-#define SLURM_ERROR_CODE 1
 #define BEAT_S 2
 #define LOOKUP_TIMEOUT_S 10
 #define PMI_TASK_FD 3   /* where a task finds its PMI socket, as PMI_FD says */
@@ -503,7 +502,7 @@ static void on_layout(int status, json_t *body, void *arg)
     int64_t owner = json_integer_value(json_object_get(body, "user_id"));
     if (status != 200) {
         const char *e = json_string_value(json_object_get(body, "error"));
-        http_reply_error(st->r, status ? status : 503, SLURM_ERROR_CODE, "%s",
+        http_reply_error(st->r, status ? status : 503, SLURM_ERROR, "%s",
                          e ? e : "Unable to contact slurm controller (connect failure)");
     } else if (st->uid != 0 && st->uid != (uid_t)owner) {
         http_reply_error(st->r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
@@ -511,7 +510,7 @@ static void on_layout(int status, json_t *body, void *arg)
         st->layout = json_incref(body);
         st->uid = (uid_t)owner;
         if (!(node = my_node(st)))
-            http_reply_error(st->r, 400, SLURM_ERROR_CODE, "Step %lld.%d has no tasks on %s",
+            http_reply_error(st->r, 400, SLURM_ERROR, "Step %lld.%d has no tasks on %s",
                              (long long)st->job_id, st->step_id, st->a->node->name);
     }
     if (!node) {
@@ -541,12 +540,12 @@ void step_launch(struct http_req *r)
 {
     struct agent *a = r->ctx;
     if (!valid_request(r->body)) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE,
+        http_reply_error(r, 400, SLURM_ERROR,
                          "step request needs job_id, step_id, argv, env and cwd");
         return;
     }
     if (a->stopping) {
-        http_reply_error(r, 503, SLURM_ERROR_CODE, "Node %s is shutting down", a->node->name);
+        http_reply_error(r, 503, SLURM_ERROR, "Node %s is shutting down", a->node->name);
         return;
     }
     struct astep *st = xcalloc(1, sizeof *st);
@@ -567,7 +566,7 @@ void step_signal(struct http_req *r)
 {
     json_t *sig = json_object_get(r->body, "signal");
     if (!json_is_integer(sig) || json_integer_value(sig) <= 0 || json_integer_value(sig) >= NSIG) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "Invalid signal");
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
         return;
     }
     struct astep *st = step_of_request(r);
@@ -590,7 +589,7 @@ struct astep *step_of_request(struct http_req *r)
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
         return NULL;
     }
-    http_reply_error(r, 404, SLURM_ERROR_CODE, "Invalid job step id specified");
+    http_reply_error(r, 404, SLURM_ERROR, "Invalid job step id specified");
     return NULL;
 }
 
@@ -598,12 +597,12 @@ void step_pmi_fence(struct http_req *r)
 {
     json_t *kvs = json_object_get(r->body, "kvs");
     if (!json_is_object(kvs)) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "PMI fence needs job_id, step_id and kvs");
+        http_reply_error(r, 400, SLURM_ERROR, "PMI fence needs job_id, step_id and kvs");
         return;
     }
     struct astep *st = step_of_request(r);
     if (st && !st->pmi)
-        http_reply_error(r, 404, SLURM_ERROR_CODE, "Step %lld.%d has no PMI here",
+        http_reply_error(r, 404, SLURM_ERROR, "Step %lld.%d has no PMI here",
                          (long long)st->job_id, st->step_id);
     else if (st) {
         pmi_fence_in(st->pmi, kvs);

@@ -21,8 +21,8 @@
 #include "noded/pty.h"
 #include "noded/step.h"
 #include "noded/step_int.h"
+#include "common/slurm_errno.h"
 
-#define SLURM_ERROR_CODE 1
 #define HOLD_BYTES (1 << 20)   /* unread by a task: srun's next chunk waits */
 
 static bool wanted(const struct task *t, json_t *req)
@@ -90,7 +90,7 @@ static void release_held(struct astep *st)
 void stdin_step_free(struct astep *st)
 {
     if (st->in_req)
-        http_reply_error(st->in_req, 404, SLURM_ERROR_CODE, "The step has ended");
+        http_reply_error(st->in_req, 404, SLURM_ERROR, "The step has ended");
     st->in_req = NULL;
 }
 
@@ -138,7 +138,7 @@ static struct astep *stdin_step(struct http_req *r, const unsigned char **data, 
     if (!json_is_integer(json_object_get(b, "job_id")) ||
         !json_is_integer(json_object_get(b, "step_id")) || (d && !json_is_string(d)) ||
         (d && !(*owned = base64_decode(json_string_value(d), len)))) {
-        http_reply_error(r, 400, SLURM_ERROR_CODE, "stdin needs job_id, step_id and base64 data");
+        http_reply_error(r, 400, SLURM_ERROR, "stdin needs job_id, step_id and base64 data");
         return NULL;
     }
     *data = *owned;
@@ -146,7 +146,7 @@ static struct astep *stdin_step(struct http_req *r, const unsigned char **data, 
         *len = 0;
     struct astep *st = step_of_request(r);
     if (st && st->in_req) {
-        http_reply_error(r, 409, SLURM_ERROR_CODE, "stdin of the step is still being written");
+        http_reply_error(r, 409, SLURM_ERROR, "stdin of the step is still being written");
         st = NULL;
     }
     if (!st)
