@@ -5,6 +5,7 @@
 #include <event2/buffer.h>
 #include <event2/bufferevent.h>
 #include <event2/event.h>
+#include <event2/http.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -39,6 +40,7 @@ struct guard {
     struct event *admit;
     struct guard *prev, *next;
     char peer[64];                 /* "ip:ADDR" or "uid:N" */
+    bool held;                     /* our reference, until guard_attach */
     bool tcp, admitted, refused;
     enum gstate state;
     char *head;                    /* the header block so far (G_HEAD) */
@@ -49,7 +51,6 @@ struct guard {
 
 struct http_guards {
     struct event_base *base;
-    struct event *sweep;
     struct http_limits lim;
     struct guard *list;
     int nlive;                     /* admitted, not refused */
@@ -244,24 +245,8 @@ static size_t guard_head_bytes(struct guard *g, const char *p, size_t n)
     return i;
 }
 
-/* Bytes the socket has just read, before evhttp looks at them. */
-static void guard_bytes(struct guard *g, const char *p, size_t n)
-{
-    while (n && !g->refused) {
-        size_t used;
-        if (g->state == G_BODY) {
-            used = n < g->body_left ? n : g->body_left;
-            g->body_left -= used;
-            if (g->body_left == 0)
-                g->state = G_HEAD;
-        } else {
-            used = guard_head_bytes(g, p, n);
-        }
-        p += used;
-        n -= used;
-    }
-}
-
+/* Bytes the socket has just read, before evhttp looks at them: header
+ * bytes are copied and parsed, body bytes only counted. */
 static void guard_watch(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
 {
     struct guard *g = arg;
@@ -274,12 +259,21 @@ static void guard_watch(struct evbuffer *buf, const struct evbuffer_cb_info *inf
         return;
     char chunk[4096];
     while (n && !g->refused) {
-        size_t take = n < sizeof chunk ? n : sizeof chunk;
-        if (evbuffer_copyout_from(buf, &pos, chunk, take) != (ev_ssize_t)take)
+        size_t used;
+        if (g->state == G_BODY) {
+            used = n < g->body_left ? n : g->body_left;
+            g->body_left -= used;
+            if (g->body_left == 0)
+                g->state = G_HEAD;
+        } else {
+            size_t take = n < sizeof chunk ? n : sizeof chunk;
+            if (evbuffer_copyout_from(buf, &pos, chunk, take) != (ev_ssize_t)take)
+                return;
+            used = guard_head_bytes(g, chunk, take);
+        }
+        n -= used;
+        if (n && !g->refused && evbuffer_ptr_set(buf, &pos, used, EVBUFFER_PTR_ADD) < 0)
             return;
-        evbuffer_ptr_set(buf, &pos, take, EVBUFFER_PTR_ADD);
-        n -= take;
-        guard_bytes(g, chunk, take);
     }
 }
 
@@ -311,14 +305,6 @@ static bool guard_peer(struct guard *g, int fd)
     return true;
 }
 
-/* evhttp has freed the connection (it clears the callbacks it set). */
-static bool guard_dead(const struct guard *g)
-{
-    bufferevent_event_cb ecb = NULL;
-    bufferevent_getcb(g->bev, NULL, NULL, &ecb, NULL);
-    return ecb == NULL;
-}
-
 static void guard_free(struct guard *g)
 {
     struct http_guards *gs = g->gs;
@@ -333,33 +319,34 @@ static void guard_free(struct guard *g)
     if (g->next)
         g->next->prev = g->prev;
     evbuffer_remove_cb_entry(bufferevent_get_input(g->bev), g->watch);
-    bufferevent_decref(g->bev);
+    if (g->held)
+        bufferevent_decref(g->bev);
     free(g->head);
     free(g);
 }
 
-/* Forgets the connections evhttp has freed. */
-static void guards_reap(struct http_guards *gs)
+/* evhttp frees the connection: the guard goes with it. */
+static void guard_closed(struct evhttp_connection *evcon, void *arg)
 {
-    struct guard *next;
-    for (struct guard *g = gs->list; g; g = next) {
-        next = g->next;
-        if (guard_dead(g))
-            guard_free(g);
-    }
+    (void)evcon;
+    guard_free(arg);
 }
 
-/* Now and then, so that what a dead connection reserved comes back. */
-static void guards_sweep(evutil_socket_t unused, short what, void *arg)
+/* Runs once evhttp has made the connection around the bufferevent (its
+ * callbacks' argument), given it its socket and not failed at that. */
+static bool guard_attach(struct guard *g)
 {
-    (void)unused;
-    (void)what;
-    struct http_guards *gs = arg;
-    guards_reap(gs);
-    if (gs->list) {
-        struct timeval tv = { 1, 0 };
-        evtimer_add(gs->sweep, &tv);
+    bufferevent_event_cb ecb = NULL;
+    void *cbarg = NULL;
+    bufferevent_getcb(g->bev, NULL, NULL, &ecb, &cbarg);
+    if (!ecb || !cbarg) {
+        guard_free(g);
+        return false;
     }
+    evhttp_connection_set_closecb(cbarg, guard_closed, g);
+    g->held = false;
+    bufferevent_decref(g->bev);
+    return true;
 }
 
 /* Runs once evhttp has given the new connection its socket. */
@@ -369,12 +356,13 @@ static void guard_admit(evutil_socket_t unused, short what, void *arg)
     (void)what;
     struct guard *g = arg;
     struct http_guards *gs = g->gs;
+    if (!guard_attach(g))
+        return;
     int fd = bufferevent_getfd(g->bev);
     if (fd < 0 || !guard_peer(g, fd)) {
         guard_refuse(g, 400, "Bad Request", "cannot identify the peer");
         return;
     }
-    guards_reap(gs);
     int same = 0;
     for (struct guard *o = gs->list; o; o = o->next)
         if (o != g && o->admitted && !o->refused && strcmp(o->peer, g->peer) == 0)
@@ -391,18 +379,19 @@ static void guard_admit(evutil_socket_t unused, short what, void *arg)
     gs->nlive++;
 }
 
-/* evhttp's connections get a socket bufferevent of ours, without
- * BEV_OPT_CLOSE_ON_FREE: evhttp then closes the socket itself when it frees
- * the connection, while our reference keeps the bufferevent until the
- * guard sees that and lets go. */
+/* evhttp's connections get their bufferevent here. Until evhttp has made
+ * the connection around it (guard_attach, before any byte is read), a
+ * reference of ours keeps it; from then on the connection's close callback
+ * tells the guard when it goes. */
 struct bufferevent *guards_bevcb(struct event_base *base, void *arg)
 {
     struct http_guards *gs = arg;
-    struct bufferevent *bev = bufferevent_socket_new(base, -1, 0);
+    struct bufferevent *bev = bufferevent_socket_new(base, -1, BEV_OPT_CLOSE_ON_FREE);
     if (!bev)
         return NULL;
     struct guard *g = xcalloc(1, sizeof *g);
     bufferevent_incref(bev);
+    g->held = true;
     g->gs = gs;
     g->bev = bev;
     g->watch = evbuffer_add_cb(bufferevent_get_input(bev), guard_watch, g);
@@ -412,10 +401,6 @@ struct bufferevent *guards_bevcb(struct event_base *base, void *arg)
     gs->list = g;
     g->admit = event_new(base, -1, 0, guard_admit, g);
     event_active(g->admit, EV_TIMEOUT, 1);
-    if (!evtimer_pending(gs->sweep, NULL)) {
-        struct timeval tv = { 1, 0 };
-        evtimer_add(gs->sweep, &tv);
-    }
     return bev;
 }
 
@@ -453,7 +438,6 @@ struct http_guards *guards_create(struct event_base *base, size_t max_body)
     gs->lim.max_conns_per_peer = DEF_PER_PEER;
     gs->lim.max_body = max_body;
     gs->lim.max_in_flight = DEF_IN_FLIGHT;
-    gs->sweep = evtimer_new(base, guards_sweep, gs);
     return gs;
 }
 
@@ -463,7 +447,6 @@ void guards_destroy(struct http_guards *gs)
         return;
     while (gs->list)
         guard_free(gs->list);
-    event_free(gs->sweep);
     free(gs);
 }
 
