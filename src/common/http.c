@@ -251,7 +251,7 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
     s->http = evhttp_new(base);
     if (!s->http)
         fatalx("evhttp_new failed");
-    s->guards = guards_create(base, HTTP_MAX_BODY);
+    s->guards = guards_create(HTTP_MAX_BODY);
     evhttp_set_bevcb(s->http, guards_bevcb, s->guards);
     evhttp_set_max_body_size(s->http, HTTP_MAX_BODY);
     evhttp_set_max_headers_size(s->http, HTTP_GUARD_HEADER);

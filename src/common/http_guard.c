@@ -35,7 +35,7 @@ enum gstate {
 
 struct guard {
     struct http_guards *gs;
-    struct bufferevent *bev;       /* evhttp's; we hold a reference */
+    struct bufferevent *bev;       /* evhttp's connection's */
     struct evbuffer_cb_entry *watch;
     struct event *admit;
     struct guard *prev, *next;
@@ -50,7 +50,6 @@ struct guard {
 };
 
 struct http_guards {
-    struct event_base *base;
     struct http_limits lim;
     struct guard *list;
     int nlive;                     /* admitted, not refused */
@@ -430,10 +429,9 @@ static int nofile_cap(void)
     return rl.rlim_cur > 2 * FD_RESERVE ? (int)rl.rlim_cur - FD_RESERVE : FD_RESERVE;
 }
 
-struct http_guards *guards_create(struct event_base *base, size_t max_body)
+struct http_guards *guards_create(size_t max_body)
 {
     struct http_guards *gs = xcalloc(1, sizeof *gs);
-    gs->base = base;
     gs->lim.max_conns = nofile_cap();
     gs->lim.max_conns_per_peer = DEF_PER_PEER;
     gs->lim.max_body = max_body;
@@ -448,11 +446,6 @@ void guards_destroy(struct http_guards *gs)
     while (gs->list)
         guard_free(gs->list);
     free(gs);
-}
-
-const struct http_limits *guards_limits(const struct http_guards *gs)
-{
-    return &gs->lim;
 }
 
 /* "16M", "4096", "64K": bytes; -1 when not a size. */

@@ -34,14 +34,13 @@ struct http_limits {
     size_t max_in_flight;     /* max_body_in_flight */
 };
 
-struct http_guards *guards_create(struct event_base *base, size_t max_body);
+struct http_guards *guards_create(size_t max_body);
 /* After evhttp_free (which frees the connections and so their guards). */
 void guards_destroy(struct http_guards *gs);
 
 /* Reads the keys above from a Slurm-style "k=v,k=v" list (others are
  * ignored). 0, or -1 with a message in err. */
 int guards_set_params(struct http_guards *gs, const char *params, char *err, size_t errlen);
-const struct http_limits *guards_limits(const struct http_guards *gs);
 
 /* evhttp_set_bevcb's callback (arg: the guards). */
 struct bufferevent *guards_bevcb(struct event_base *base, void *arg);
