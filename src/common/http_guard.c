@@ -44,7 +44,7 @@ struct guard {
     bool tcp, admitted, refused;
     enum gstate state;
     char *head;                    /* the header block so far (G_HEAD) */
-    size_t head_len;
+    size_t head_len, head_cap;
     size_t body_left;
     size_t reserved;               /* body bytes counted in gs->in_flight */
 };
@@ -91,6 +91,7 @@ static void guard_refuse(struct guard *g, int status, const char *reason, const 
         g->gs->nlive--;
     free(g->head);
     g->head = NULL;
+    g->head_len = g->head_cap = 0;
     guard_log(g->gs, g, msg);
     struct evbuffer *in = bufferevent_get_input(g->bev);
     evbuffer_drain(in, evbuffer_get_length(in));
@@ -197,7 +198,7 @@ static void guard_head(struct guard *g, const struct head *h)
     bool authed = !g->tcp || h->auth_ok;
     free(g->head);
     g->head = NULL;
-    g->head_len = 0;
+    g->head_len = g->head_cap = 0;
     if (h->bad) {
         guard_refuse(g, 400, "Bad Request", h->why);
     } else if (!authed && body > HTTP_GUARD_UNAUTH_BODY) {
@@ -219,12 +220,17 @@ static void guard_head(struct guard *g, const struct head *h)
 static size_t guard_head_bytes(struct guard *g, const char *p, size_t n)
 {
     size_t i = 0;
-    if (!g->head)
-        g->head = xmalloc(HTTP_GUARD_HEADER);
     while (i < n) {
-        if (g->head_len == HTTP_GUARD_HEADER) {
-            guard_refuse(g, 431, "Request Header Fields Too Large", "header too large");
-            return n;
+        if (g->head_len == g->head_cap) {
+            if (g->head_cap == HTTP_GUARD_HEADER) {
+                guard_refuse(g, 431, "Request Header Fields Too Large", "header too large");
+                return n;
+            }
+            /* grown as it comes: most header blocks are a few hundred bytes */
+            g->head_cap = g->head_cap ? 4 * g->head_cap : 1024;
+            if (g->head_cap > HTTP_GUARD_HEADER)
+                g->head_cap = HTTP_GUARD_HEADER;
+            g->head = xrealloc(g->head, g->head_cap);
         }
         char c = p[i++];
         g->head[g->head_len++] = c;

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 
-#define HTTP_GUARD_HEADER      (16 * 1024)
+#define HTTP_GUARD_HEADER      (64 * 1024)
 #define HTTP_GUARD_UNAUTH_BODY (64 * 1024)
 
 struct bufferevent;
