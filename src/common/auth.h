@@ -2,6 +2,12 @@
  * auth: who is calling. On the Unix socket the kernel says (SO_PEERCRED); on
  * TCP a MUNGE credential in the request's "Authorization: Munge CRED" header
  * proves the uid, as in Slurm. Nothing on TCP is trusted without one.
+ *
+ * A daemon's event loop must never wait on munged (a stopped or slow munged
+ * would freeze it: libmunge has no timeout of its own and retries for about
+ * 10 s), so daemons encode and decode through the asynchronous calls below:
+ * libmunge runs on a few worker threads, which touch nothing else, and the
+ * answer comes back on the loop's thread.
  */
 #ifndef HERD_AUTH_H
 #define HERD_AUTH_H
@@ -26,5 +32,27 @@ char *auth_munge_encode(const char *socket, char *err, size_t errlen);
  * proves, or -1 with a message in err. */
 int auth_munge_decode(const char *socket, const char *cred, struct auth_id *out,
                       char *err, size_t errlen);
+
+/* The answer of an asynchronous call: rc 0 with who (decode) or cred
+ * (encode, borrowed for the callback), or -1 with err (munged refused the
+ * credential or failed, or busy: it did not answer within the timeout). */
+struct auth_result {
+    int rc;
+    bool busy;             /* munged did not answer in time: worth a retry */
+    struct auth_id who;
+    const char *cred;
+    const char *err;
+};
+
+struct event_base;
+typedef void (*auth_done)(const struct auth_result *res, void *arg);
+
+/* Decode cred / encode a credential off the loop. done(res, arg) is called
+ * exactly once, on base's loop and never from inside this call, at the
+ * latest timeout_ms after it. */
+void auth_munge_decode_async(struct event_base *base, const char *socket, const char *cred,
+                             int timeout_ms, auth_done done, void *arg);
+void auth_munge_encode_async(struct event_base *base, const char *socket, int timeout_ms,
+                             auth_done done, void *arg);
 
 #endif

@@ -401,12 +401,12 @@ static const struct key_def conf_keys[] = {
     { "ScronParameters", NULL, 0 }, { "SelectType", set_str, C(select_type) },
     { "SelectTypeParameters", NULL, 0 }, { "SlurmctldAddr", NULL, 0 },
     { "SlurmctldDebug", NULL, 0 }, { "SlurmctldHost", set_ctld_host, 0 },
-    { "SlurmctldLogFile", set_str, C(log_file_ctld) }, { "SlurmctldParameters", NULL, 0 },
+    { "SlurmctldLogFile", set_str, C(log_file_ctld) }, { "SlurmctldParameters", set_str, C(ctld_params) },
     { "SlurmctldPidFile", set_str, C(pid_file_ctld) },
     { "SlurmctldPort", set_port, C(ctld_port) }, { "SlurmctldPrimaryOffProg", NULL, 0 },
     { "SlurmctldPrimaryOnProg", NULL, 0 }, { "SlurmctldSyslogDebug", NULL, 0 },
     { "SlurmctldTimeout", NULL, 0 }, { "SlurmdDebug", NULL, 0 },
-    { "SlurmdLogFile", set_str, C(log_file_d) }, { "SlurmdParameters", NULL, 0 },
+    { "SlurmdLogFile", set_str, C(log_file_d) }, { "SlurmdParameters", set_str, C(slurmd_params) },
     { "SlurmdPidFile", set_str, C(pid_file_d) }, { "SlurmdPort", set_port, C(slurmd_port) },
     { "SlurmdSpoolDir", set_str, C(spool_dir) }, { "SlurmdSyslogDebug", NULL, 0 },
     { "SlurmdTimeout", set_int, C(slurmd_timeout) }, { "SlurmdUser", NULL, 0 },
@@ -1168,7 +1168,7 @@ void conf_destroy(struct conf *c)
         &c->path, &c->cluster_name, &c->mpi_default, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
-        &c->dependency_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
+        &c->dependency_params, &c->ctld_params, &c->slurmd_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

@@ -61,6 +61,8 @@ struct conf {
     char *sched_type;          /* SchedulerType; default "sched/backfill" */
     char *sched_params;        /* SchedulerParameters; NULL when none */
     char *dependency_params;   /* DependencyParameters (kill_invalid_depend); NULL when none */
+    char *ctld_params;         /* SlurmctldParameters (the controller's HTTP caps); NULL: none */
+    char *slurmd_params;       /* SlurmdParameters (the node agents' HTTP caps); NULL: none */
     char *select_type;         /* SelectType; default "select/cons_tres" */
     int kill_wait;             /* KillWait seconds; default 30 */
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */

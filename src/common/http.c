@@ -18,14 +18,18 @@
 #include <netinet/in.h>
 #include <arpa/inet.h>
 
+#include "common/http_guard.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 
 /* Bodies above this are refused before they are read: a job script and its
  * environment fit easily, and a peer cannot make us buffer gigabytes. */
 #define HTTP_MAX_BODY   (16 * 1024 * 1024)
-#define HTTP_MAX_HEADER (64 * 1024)
 #define HTTP_IDLE_S     30
+/* How long a request may wait on munged (either way) before it is answered
+ * 503 (a request in) or given up (a call out, status 0). munged answers in
+ * milliseconds when it is well. */
+#define HTTP_AUTH_TIMEOUT_MS 2500
 
 struct http_server {
     struct event_base *base;
@@ -34,6 +38,7 @@ struct http_server {
     size_t nroutes;
     void *ctx;
     char *munge_socket;
+    struct http_guards *guards;
 };
 
 static const char *method_name(enum evhttp_cmd_type t)
@@ -70,31 +75,6 @@ static bool route_match(const char *pattern, const char *path, struct http_req *
             return false;
     }
     return *pattern == '\0' && *path == '\0';
-}
-
-static int identify(struct http_server *s, struct evhttp_request *ev, struct http_req *r)
-{
-    struct evhttp_connection *evcon = evhttp_request_get_connection(ev);
-    struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
-    int fd = bev ? bufferevent_getfd(bev) : -1;
-    struct sockaddr_storage ss;
-    socklen_t len = sizeof ss;
-    if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
-        return -1;
-    if (ss.ss_family == AF_UNIX) {
-        r->via_tcp = false;
-        return auth_peercred(fd, &r->who);
-    }
-    r->via_tcp = true;
-    const char *hdr = evhttp_find_header(evhttp_request_get_input_headers(ev), "Authorization");
-    if (!hdr || strncmp(hdr, "Munge ", 6) != 0)
-        return -1;
-    char err[256];
-    if (auth_munge_decode(s->munge_socket, hdr + 6, &r->who, err, sizeof err) < 0) {
-        log_warnx("refused a TCP request: %s", err);
-        return -1;
-    }
-    return 0;
 }
 
 static json_t *read_body(struct evhttp_request *ev, char *err, size_t errlen)
@@ -142,49 +122,121 @@ static void plain_error(struct evhttp_request *ev, int status, const char *msg)
     send_json(ev, status, json_pack("{s:s, s:i}", "error", msg, "code", 0));
 }
 
+/* A request between its arrival and its handler: the credential's check
+ * runs off the loop meanwhile. r comes first: handlers free it as an
+ * http_req (req_free). */
+struct pending {
+    struct http_req r;
+    struct http_server *s;
+    const struct http_route *route;
+    bool path_known;
+    size_t reserved;       /* body bytes counted against the server's bound */
+};
+
+static void refuse(struct pending *p, int status, const char *msg)
+{
+    struct evhttp_request *ev = p->r.ev;
+    guards_release(p->s->guards, p->reserved);
+    free(p);
+    plain_error(ev, status, msg);
+}
+
+/* The caller is known: route, role, body, handler. */
+static void proceed(struct pending *p)
+{
+    struct http_req *r = &p->r;
+    if (!p->route) {
+        refuse(p, p->path_known ? 405 : 404, p->path_known ? "Method not allowed" : "Not found");
+        return;
+    }
+    if (p->route->role == HTTP_ROLE_ROOT && r->who.uid != 0) {
+        refuse(p, 403, "Access/permission denied");
+        return;
+    }
+    char err[300];
+    r->body = read_body(r->ev, err, sizeof err);
+    if (!r->body) {
+        refuse(p, 400, err);
+        return;
+    }
+    guards_release(p->s->guards, p->reserved);
+    p->reserved = 0;
+    p->route->fn(r);
+}
+
+static void decoded(const struct auth_result *res, void *arg)
+{
+    struct pending *p = arg;
+    if (res->rc < 0) {
+        log_warnx("refused a TCP request: %s", res->err);
+        if (res->busy)
+            refuse(p, 503, "Protocol authentication error: MUNGE did not answer");
+        else
+            refuse(p, 401, "Authentication failure");
+        return;
+    }
+    p->r.who = res->who;
+    proceed(p);
+}
+
+/* The connection's socket: Unix (the kernel names the caller) or TCP. */
+static int conn_fd(struct evhttp_request *ev, bool *is_unix)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(ev);
+    struct bufferevent *bev = evcon ? evhttp_connection_get_bufferevent(evcon) : NULL;
+    int fd = bev ? bufferevent_getfd(bev) : -1;
+    struct sockaddr_storage ss;
+    socklen_t len = sizeof ss;
+    if (fd < 0 || getsockname(fd, (struct sockaddr *)&ss, &len) < 0)
+        return -1;
+    *is_unix = ss.ss_family == AF_UNIX;
+    return fd;
+}
+
+static void route_find(struct http_server *s, struct pending *p)
+{
+    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(p->r.ev);
+    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
+    const char *method = method_name(evhttp_request_get_command(p->r.ev));
+    p->r.query = uri ? evhttp_uri_get_query(uri) : NULL;
+    for (size_t i = 0; path && i < s->nroutes && !p->route; i++) {
+        if (!route_match(s->routes[i].pattern, path, &p->r))
+            continue;
+        p->path_known = true;
+        if (strcmp(s->routes[i].method, method) == 0)
+            p->route = &s->routes[i];
+    }
+}
+
+/* evhttp has the whole request. The caller is identified before anything
+ * else (401 first); on TCP that waits for munged, off the loop. */
 static void dispatch(struct evhttp_request *ev, void *arg)
 {
     struct http_server *s = arg;
-    const struct evhttp_uri *uri = evhttp_request_get_evhttp_uri(ev);
-    const char *path = uri ? evhttp_uri_get_path(uri) : NULL;
-    const char *method = method_name(evhttp_request_get_command(ev));
-    struct http_req *r = xcalloc(1, sizeof *r);
-    r->ev = ev;
-    r->ctx = s->ctx;
-    r->query = uri ? evhttp_uri_get_query(uri) : NULL;
-
-    const struct http_route *route = NULL;
-    bool path_known = false;
-    for (size_t i = 0; path && i < s->nroutes && !route; i++) {
-        if (!route_match(s->routes[i].pattern, path, r))
-            continue;
-        path_known = true;
-        if (strcmp(s->routes[i].method, method) == 0)
-            route = &s->routes[i];
-    }
-    char err[300];
-    if (identify(s, ev, r) < 0) {
-        free(r);
-        plain_error(ev, 401, "Authentication failure");
+    struct pending *p = xcalloc(1, sizeof *p);
+    p->s = s;
+    p->r.ev = ev;
+    p->r.ctx = s->ctx;
+    struct evhttp_connection *evcon = evhttp_request_get_connection(ev);
+    if (evcon)
+        p->reserved = guards_take(s->guards, evhttp_connection_get_bufferevent(evcon));
+    route_find(s, p);
+    bool is_unix = false;
+    int fd = conn_fd(ev, &is_unix);
+    if (fd >= 0 && is_unix) {
+        if (auth_peercred(fd, &p->r.who) < 0)
+            refuse(p, 401, "Authentication failure");
+        else
+            proceed(p);
         return;
     }
-    if (!route) {
-        free(r);
-        plain_error(ev, path_known ? 405 : 404, path_known ? "Method not allowed" : "Not found");
+    p->r.via_tcp = true;
+    const char *hdr = evhttp_find_header(evhttp_request_get_input_headers(ev), "Authorization");
+    if (fd < 0 || !hdr || strncmp(hdr, "Munge ", 6) != 0) {
+        refuse(p, 401, "Authentication failure");
         return;
     }
-    if (route->role == HTTP_ROLE_ROOT && r->who.uid != 0) {
-        free(r);
-        plain_error(ev, 403, "Access/permission denied");
-        return;
-    }
-    r->body = read_body(ev, err, sizeof err);
-    if (!r->body) {
-        free(r);
-        plain_error(ev, 400, err);
-        return;
-    }
-    route->fn(r);
+    auth_munge_decode_async(s->base, s->munge_socket, hdr + 6, HTTP_AUTH_TIMEOUT_MS, decoded, p);
 }
 
 struct http_server *http_server_create(struct event_base *base, const struct http_route *routes,
@@ -199,8 +251,10 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
     s->http = evhttp_new(base);
     if (!s->http)
         fatalx("evhttp_new failed");
+    s->guards = guards_create(HTTP_MAX_BODY);
+    evhttp_set_bevcb(s->http, guards_bevcb, s->guards);
     evhttp_set_max_body_size(s->http, HTTP_MAX_BODY);
-    evhttp_set_max_headers_size(s->http, HTTP_MAX_HEADER);
+    evhttp_set_max_headers_size(s->http, HTTP_GUARD_HEADER);
     evhttp_set_timeout(s->http, HTTP_IDLE_S);
     evhttp_set_allowed_methods(s->http, EVHTTP_REQ_GET | EVHTTP_REQ_POST | EVHTTP_REQ_DELETE |
                                             EVHTTP_REQ_PUT | EVHTTP_REQ_HEAD);
@@ -212,9 +266,15 @@ void http_server_destroy(struct http_server *s)
 {
     if (!s)
         return;
-    evhttp_free(s->http);
+    evhttp_free(s->http);     /* frees the connections, and so their guards */
+    guards_destroy(s->guards);
     free(s->munge_socket);
     free(s);
+}
+
+int http_server_set_params(struct http_server *s, const char *params, char *err, size_t errlen)
+{
+    return guards_set_params(s->guards, params, err, errlen);
 }
 
 static int bind_listener(struct http_server *s, int fd)
@@ -326,7 +386,6 @@ char *http_query_get(const struct http_req *r, const char *key)
 struct call {
     http_done done;
     void *arg;
-    struct evhttp_connection *evcon;
 };
 
 static void call_finish(struct evhttp_request *ev, void *arg)
@@ -347,47 +406,105 @@ static void call_finish(struct evhttp_request *ev, void *arg)
     free(c);
 }
 
-/* A request to addr:port with a fresh MUNGE credential and body (stolen):
- * sent, or NULL (the credential or the connection failed). */
-static struct evhttp_connection *send_request(struct event_base *base, const char *munge_socket,
-                                              const char *addr, int port, const char *method,
-                                              const char *path, json_t *body, int timeout_s,
-                                              struct evhttp_request *ev)
+/* An outgoing request waiting for its credential: munged is asked off the
+ * loop, and the request goes out when the credential comes back. */
+struct outgoing {
+    struct event_base *base;
+    char *addr, *path;
+    int port, timeout_s;
+    enum evhttp_cmd_type type;
+    json_t *body;
+    struct evhttp_request *ev;     /* made by the caller, with its callbacks */
+    void (*fail)(void *arg);       /* no answer will come */
+    void *arg;
+};
+
+static void outgoing_free(struct outgoing *o)
 {
-    char err[256];
-    char *cred = auth_munge_encode(munge_socket, err, sizeof err);
-    if (!cred) {
-        log_warnx("cannot call %s:%d%s: %s", addr, port, path, err);
-        json_decref(body);
-        evhttp_request_free(ev);
-        return NULL;
+    free(o->addr);
+    free(o->path);
+    json_decref(o->body);
+    free(o);
+}
+
+/* Sends o's request with cred; false when it could not be sent (o->ev is
+ * freed then). */
+static bool outgoing_send(struct outgoing *o, const char *cred)
+{
+    struct evhttp_connection *evcon =
+        evhttp_connection_base_new(o->base, NULL, o->addr, (uint16_t)o->port);
+    if (!evcon) {
+        evhttp_request_free(o->ev);
+        return false;
     }
-    struct evhttp_connection *evcon = evhttp_connection_base_new(base, NULL, addr, (uint16_t)port);
-    evhttp_connection_set_timeout(evcon, timeout_s);
-    struct evkeyvalq *h = evhttp_request_get_output_headers(ev);
+    evhttp_connection_set_timeout(evcon, o->timeout_s);
+    struct evkeyvalq *h = evhttp_request_get_output_headers(o->ev);
     char *auth = xasprintf("Munge %s", cred);
     evhttp_add_header(h, "Authorization", auth);
-    evhttp_add_header(h, "Host", addr);
+    evhttp_add_header(h, "Host", o->addr);
     evhttp_add_header(h, "Content-Type", "application/json");
     evhttp_add_header(h, "Connection", "close");
     free(auth);
-    free(cred);
-    if (body) {
-        char *text = json_dumps(body, JSON_COMPACT);
-        evbuffer_add(evhttp_request_get_output_buffer(ev), text, strlen(text));
+    if (o->body) {
+        char *text = json_dumps(o->body, JSON_COMPACT);
+        evbuffer_add(evhttp_request_get_output_buffer(o->ev), text, strlen(text));
         free(text);
-        json_decref(body);
     }
-    enum evhttp_cmd_type t = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
-                           : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
-    if (evhttp_make_request(evcon, ev, t, path) < 0) {
+    if (evhttp_make_request(evcon, o->ev, o->type, o->path) < 0) {
         /* evhttp_make_request frees the request on failure */
         evhttp_connection_free(evcon);
-        return NULL;
+        return false;
     }
     /* libevent frees the connection once this, its only request, ends */
     evhttp_connection_free_on_completion(evcon);
-    return evcon;
+    return true;
+}
+
+static void encoded(const struct auth_result *res, void *arg)
+{
+    struct outgoing *o = arg;
+    bool sent = false;
+    if (res->rc < 0) {
+        log_warnx("cannot call %s:%d%s: %s", o->addr, o->port, o->path, res->err);
+        evhttp_request_free(o->ev);
+    } else {
+        sent = outgoing_send(o, res->cred);
+    }
+    if (!sent)
+        o->fail(o->arg);
+    outgoing_free(o);
+}
+
+/* Sends method path to addr:port with body (stolen) and a fresh MUNGE
+ * credential, or calls fail(arg) (the credential or the connection failed);
+ * either way later, from the loop. */
+static void send_request(struct event_base *base, const char *munge_socket, const char *addr,
+                         int port, const char *method, const char *path, json_t *body,
+                         int timeout_s, struct evhttp_request *ev, void (*fail)(void *),
+                         void *arg)
+{
+    struct outgoing *o = xcalloc(1, sizeof *o);
+    o->base = base;
+    o->addr = xstrdup(addr);
+    o->path = xstrdup(path);
+    o->port = port;
+    o->timeout_s = timeout_s;
+    o->type = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
+            : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
+    o->body = body;
+    o->ev = ev;
+    o->fail = fail;
+    o->arg = arg;
+    auth_munge_encode_async(base, munge_socket, HTTP_AUTH_TIMEOUT_MS, encoded, o);
+}
+
+static void call_fail(void *arg)
+{
+    struct call *c = arg;
+    json_t *empty = json_object();
+    c->done(0, empty, c->arg);
+    json_decref(empty);
+    free(c);
 }
 
 void http_call(struct event_base *base, const char *munge_socket, const char *addr, int port,
@@ -398,13 +515,7 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
     c->done = done;
     c->arg = arg;
     struct evhttp_request *ev = evhttp_request_new(call_finish, c);
-    c->evcon = send_request(base, munge_socket, addr, port, method, path, body, timeout_s, ev);
-    if (!c->evcon) {
-        json_t *empty = json_object();
-        done(0, empty, arg);
-        json_decref(empty);
-        free(c);
-    }
+    send_request(base, munge_socket, addr, port, method, path, body, timeout_s, ev, call_fail, c);
 }
 
 /* ---- streams: a reply sent and read in chunks ---- */
@@ -445,6 +556,15 @@ static void stream_finish(struct evhttp_request *ev, void *arg)
     free(c);
 }
 
+static void stream_fail(void *arg)
+{
+    struct stream_call *c = arg;
+    json_t *empty = json_object();
+    c->done(0, empty, c->arg);
+    json_decref(empty);
+    free(c);
+}
+
 void http_stream(struct event_base *base, const char *munge_socket, const char *addr, int port,
                  const char *path, json_t *body, int timeout_s, http_stream_chunk_cb chunk,
                  http_done done, void *arg)
@@ -455,12 +575,8 @@ void http_stream(struct event_base *base, const char *munge_socket, const char *
     c->arg = arg;
     struct evhttp_request *ev = evhttp_request_new(stream_finish, c);
     evhttp_request_set_chunked_cb(ev, stream_chunk);
-    if (!send_request(base, munge_socket, addr, port, "POST", path, body, timeout_s, ev)) {
-        json_t *empty = json_object();
-        done(0, empty, arg);
-        json_decref(empty);
-        free(c);
-    }
+    send_request(base, munge_socket, addr, port, "POST", path, body, timeout_s, ev, stream_fail,
+                 c);
 }
 
 bool http_stream_start(struct http_req *r)

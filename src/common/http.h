@@ -5,15 +5,19 @@
  * literal paths with "{}" segments that match one path segment each
  * ("/v1/jobs/{}"); matched segments reach the handler in req->args. The
  * caller is identified before the handler runs (SO_PEERCRED on Unix sockets,
- * MUNGE on TCP; a TCP request without a valid credential gets 401). Bodies
- * that are not JSON objects get 400; an unknown path 404. A handler replies
+ * MUNGE on TCP, checked off the event loop; a TCP request without a valid
+ * credential gets 401, one munged did not check in time 503). Bodies
+ * that are not JSON objects get 400; an unknown path 404. What a peer may
+ * make the server hold is bounded before evhttp reads it (http_guard.h:
+ * connections in total and per peer, body sizes, bodies in flight; no body
+ * beyond 64 KiB without a credential on TCP). A handler replies
  * with http_reply()/http_reply_error(), now or later (group commit): evhttp
  * frees a request whose client went away once it is replied to, so every
  * request must be replied to exactly once.
  *
  * Client (async, for daemon to daemon): http_call() sends a JSON request over
- * TCP with a fresh MUNGE credential and calls back with the status and the
- * parsed body (status 0: no answer).
+ * TCP with a fresh MUNGE credential (made off the loop) and calls back with
+ * the status and the parsed body (status 0: no answer, or no credential).
  */
 #ifndef HERD_HTTP_H
 #define HERD_HTTP_H
@@ -56,6 +60,12 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
                                        size_t nroutes, void *ctx, const char *munge_socket);
 void http_server_destroy(struct http_server *s);
 
+/* Reads the server's caps from a Slurm-style parameter list
+ * (SlurmctldParameters / SlurmdParameters): conmgr_max_connections,
+ * max_connections_per_host, max_body_in_flight; other keys are ignored.
+ * NULL keeps the defaults. 0, or -1 with a message in err. */
+int http_server_set_params(struct http_server *s, const char *params, char *err, size_t errlen);
+
 /* Listens on a Unix socket (mode 0666: callers are told apart by
  * SO_PEERCRED); an existing socket file is replaced. 0 or -1 with errno. */
 int http_server_listen_unix(struct http_server *s, const char *path);
@@ -81,8 +91,9 @@ char *http_query_get(const struct http_req *r, const char *key);
 typedef void (*http_done)(int status, json_t *body, void *arg);
 
 /* Sends method path with body (stolen; NULL: none) to addr:port over TCP,
- * with a MUNGE credential; done(status, body, arg) is called once, body is
- * borrowed for the call. timeout_s bounds the whole exchange. */
+ * with a MUNGE credential; done(status, body, arg) is called once, later
+ * (never from inside http_call), body is borrowed for the call. timeout_s
+ * bounds the exchange, after at most 2.5 s for the credential. */
 void http_call(struct event_base *base, const char *munge_socket, const char *addr, int port,
                const char *method, const char *path, json_t *body, int timeout_s,
                http_done done, void *arg);

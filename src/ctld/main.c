@@ -185,6 +185,8 @@ static void setup(struct ctld *c)
     event_priority_set(c->sched_ev, NPRIO - 1);
     depend_notify(c, NULL);   /* what ended while the records were written, or was purged */
     api_register_routes(c);
+    if (http_server_set_params(c->http, cf->ctld_params, err, sizeof err) < 0)
+        fatalx("SlurmctldParameters: %s", err);
     char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
     if (http_server_listen_unix(c->http, sock) < 0)
         fatal("cannot listen on %s", sock);

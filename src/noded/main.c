@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "common/conf.h"
+#include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
@@ -213,6 +214,8 @@ int main(int argc, char **argv)
     struct agent *a = agent_create(base, c, node, conf_path, logfile, o.verbose, err, sizeof err);
     if (!a)
         fatalx("%s", err);
+    if (http_server_set_params(a->srv, c->slurmd_params, err, sizeof err) < 0)
+        fatalx("SlurmdParameters: %s", err);
     char *pidfile = write_pidfile(c, node->name);
     if (ready_fd >= 0) {
         log_private(logfile);
