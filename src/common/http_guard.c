@@ -204,7 +204,9 @@ static void guard_head(struct guard *g, const struct head *h)
     } else if (!authed && body > HTTP_GUARD_UNAUTH_BODY) {
         guard_refuse(g, 401, "Unauthorized", "Authentication failure");
     } else if (body > gs->lim.max_body) {
-        guard_refuse(g, 413, "Payload Too Large", "request body too large");
+        /* Slurm's words for what is too long to take (ESLURM_PATHNAME_TOO_LONG) */
+        guard_refuse(g, 413, "Payload Too Large",
+                     "Pathname of a file, directory or other parameter too long");
     } else if (gs->in_flight + body > gs->lim.max_in_flight) {
         guard_refuse(g, 503, "Service Unavailable", "too many request bodies in flight");
     } else if (body) {

@@ -120,7 +120,18 @@ def test_return_to_service_0_keeps_a_silent_node_down(rcluster, workdir):
     c.wait_state(job, "COMPLETED", timeout=30)
 
 
-def test_late_end_report_keeps_the_real_end(rcluster, workdir):
+def silencer_pid(c, what):
+    """The process to stop so that node1 goes silent: its agent, or the
+    cluster's munged (no credential, so neither heartbeats nor end reports
+    reach the controller: the MUNGE outage of issue 16's item 8)."""
+    if what == "herdd":
+        return c.herdd_pid("node1")
+    with open(os.path.join(c.dir, "munge", "munged.pid")) as f:
+        return int(f.read().split()[0])
+
+
+@pytest.mark.parametrize("silenced", ["herdd", "munged"])
+def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced):
     """A job that finishes while its node is silent is first recorded
     NODE_FAIL (the controller can only assume); the agent's late report of
     its real end (COMPLETED, its exit code, its end time) replaces that."""
@@ -130,7 +141,7 @@ def test_late_end_report_keeps_the_real_end(rcluster, workdir):
                    script="#!/bin/sh\necho started\nsleep 2\necho done\nexit 0\n")
     c.wait_state(job, "RUNNING")
     wait_file(out, contains="started")
-    agent = c.herdd_pid("node1")
+    agent = silencer_pid(c, silenced)
     os.kill(agent, signal.SIGSTOP)
     try:
         wait_file(out, contains="done")
@@ -144,7 +155,9 @@ def test_late_end_report_keeps_the_real_end(rcluster, workdir):
     assert 0 < j["end_time"] < resumed, (j["end_time"], resumed)
     sa = c.run(["sacct", "-X", "-n", "-P", "-o", "State,ExitCode", "-j", str(job)]).stdout
     assert sa.split() == ["COMPLETED|0:0"], sa
-    resume(c, "node1")
+    for node in ("node1", "node2"):     # a MUNGE outage silences both
+        if node == "node1" or node_state(c, node).startswith("down"):
+            resume(c, node)
 
 
 # --- MaxJobCount ---------------------------------------------------------

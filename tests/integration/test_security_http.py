@@ -187,6 +187,16 @@ def api_latency(c):
     return time.monotonic() - t0
 
 
+def squeue_seconds(c):
+    """The best of three squeue runs: what the command itself costs."""
+    best = float("inf")
+    for _ in range(3):
+        t0 = time.monotonic()
+        c.run(["squeue"])
+        best = min(best, time.monotonic() - t0)
+    return best
+
+
 def test_stopped_munged_does_not_freeze_controller(hcluster, workdir):
     c = hcluster
     mpid = munged_pid(c)
@@ -194,6 +204,7 @@ def test_stopped_munged_does_not_freeze_controller(hcluster, workdir):
     real = c.run(["munge", "-S", os.path.join(c.dir, "munge", "munge.socket"), "-n"]).stdout.strip()
     creds = [real, "MUNGE:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA:", "MUNGE:garbage:"]
     results, threads, lat = [], [], []
+    squeue_base = squeue_seconds(c)
     os.kill(mpid, signal.SIGSTOP)
     try:
         for cred in creds * 2:
@@ -208,16 +219,18 @@ def test_stopped_munged_does_not_freeze_controller(hcluster, workdir):
         for _ in range(4):
             time.sleep(0.5)
             lat.append(api_latency(c))
-        t0 = time.monotonic()
-        c.run(["squeue"])
-        squeue_s = time.monotonic() - t0
+        squeue_s = squeue_seconds(c)
         for t in threads:
             t.join(40)
     finally:
         os.kill(mpid, signal.SIGCONT)
     # local answers do not wait on munged (they took ~9 s each before)
-    assert max(lat) < 0.25, f"local API latencies while munged was stopped: {lat}"
-    assert squeue_s < 3, f"squeue took {squeue_s:.1f}s while munged was stopped"
+    # (the issue's bound: squeue within 100 ms; our commands are ASan builds
+    # here, so the bound is on what a stopped munged adds to their own time)
+    assert sorted(lat)[len(lat) // 2] < 0.1 and max(lat) < 0.25, \
+        f"local API latencies while munged was stopped: {lat}"
+    assert squeue_s < squeue_base + 0.1, \
+        f"squeue took {squeue_s:.3f}s while munged was stopped, {squeue_base:.3f}s before"
     # the TCP requests are answered "try later", not left hanging on munged
     assert len(results) == len(creds) * 2, results
     assert all(status.startswith(b"HTTP/1.1 503") and t < 8 for status, t in results), results
