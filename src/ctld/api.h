@@ -7,10 +7,21 @@
 
 #include "common/http.h"
 
-/* api_jobs.c */
+/* api_check.c: the checks job requests share */
 struct job;
+#define API_MSG_DENIED "Access/permission denied"
 /* The job named by the path's {} segment; NULL once an error is answered. */
 struct job *api_path_job(struct http_req *r);
+/* May the caller act on a job of owner's: root or the owner. */
+bool api_may_act(const struct http_req *r, uid_t owner);
+/* api_path_job's job when the caller may act on it; else NULL, answered
+ * (404, or 403 Access/permission denied). */
+struct job *api_path_own_job(struct http_req *r);
+/* The body's "signal": 0 when absent, 1..64, or -1 when it is none
+ * (the caller answers 400 "Invalid signal"). */
+int api_signal_arg(const json_t *body);
+
+/* api_jobs.c */
 void api_submit(struct http_req *r);
 void api_list(struct http_req *r);
 void api_show(struct http_req *r);

@@ -13,6 +13,7 @@
 
 #include "common/hostlist.h"
 #include "common/http.h"
+#include "common/slurm_errno.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/api.h"
@@ -200,7 +201,7 @@ void api_accounting(struct http_req *r)
     char err[256];
     if (query_parse(r, &q, err, sizeof err) < 0) {
         query_free(&q);
-        http_reply_error(r, 400, 0, "%s", err);
+        http_reply_error(r, 400, SLURM_ERROR, "%s", err);
         return;
     }
     char *format = http_query_get(r, "format");
@@ -213,7 +214,7 @@ void api_accounting(struct http_req *r)
     query_free(&q);
     if (rc < 0) {
         evbuffer_free(o.buf);
-        http_reply_error(r, 500, 0, "Accounting query failed");
+        http_reply_error(r, 500, SLURM_ERROR, "Accounting query failed");
         return;
     }
     if (lines)

@@ -21,23 +21,10 @@
 
 /* Slurm's error numbers where we know them; 0 where Slurm's text is enough. */
 #define MSG_NOT_PENDING "Job is no longer pending execution"
-#define MSG_DENIED "Access/permission denied"
 
 static void answer_ok(void *arg)
 {
     http_reply(arg, 200, NULL);
-}
-
-/* The job of the path if the caller may change it (root or its owner);
- * otherwise NULL, answered. */
-static struct job *own_job(struct http_req *r)
-{
-    struct job *j = api_path_job(r);
-    if (j && r->who.uid != 0 && r->who.uid != j->uid) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, MSG_DENIED);
-        j = NULL;
-    }
-    return j;
 }
 
 static bool must_be_pending(struct http_req *r, const struct job *j)
@@ -54,7 +41,7 @@ static bool must_be_pending(struct http_req *r, const struct job *j)
 static void job_changed(struct ctld *c, struct http_req *r, struct job *j)
 {
     job_save(c, j);
-    sched_request(c);
+    ctld_sched_request(c);
     store_after_commit(c->store, answer_ok, r);
 }
 
@@ -63,12 +50,12 @@ static void job_changed(struct ctld *c, struct http_req *r, struct job *j)
 void api_job_hold(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = own_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j || !must_be_pending(r, j))
         return;
     bool user = json_is_true(json_object_get(r->body, "user"));
     if (!user && r->who.uid != 0) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, MSG_DENIED);
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return;
     }
     if (user)
@@ -84,11 +71,11 @@ void api_job_hold(struct http_req *r)
 void api_job_release(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = own_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j || !must_be_pending(r, j))
         return;
     if (j->req.held_admin && r->who.uid != 0) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, MSG_DENIED);
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return;
     }
     j->req.held_user = j->req.held_admin = false;
@@ -102,7 +89,7 @@ void api_job_release(struct http_req *r)
 void api_job_requeue(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = own_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
     if (j->state == JOB_PENDING) {
@@ -193,7 +180,7 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
         if (!json_is_integer(v) || json_integer_value(v) < -1)
             err = "Invalid TimeLimit value";
         else if (!root && !limit_allowed(j, json_integer_value(v)))
-            status = 403, code = ESLURM_ACCESS_DENIED, err = MSG_DENIED;
+            status = 403, code = ESLURM_ACCESS_DENIED, err = API_MSG_DENIED;
         else
             json_object_set(spec, "time_limit", v);
     }
@@ -201,7 +188,7 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
         if (!json_is_integer(v))
             err = "Invalid nice value";
         else if (!root && json_integer_value(v) < 0)
-            status = 403, code = ESLURM_ACCESS_DENIED, err = MSG_DENIED;
+            status = 403, code = ESLURM_ACCESS_DENIED, err = API_MSG_DENIED;
         else
             json_object_set(spec, "nice", v);
     }
@@ -261,7 +248,7 @@ static bool running_may(json_t *body)
 void api_job_update(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = own_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
     if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && running_may(r->body)) &&
@@ -300,7 +287,7 @@ static bool need_root(struct http_req *r)
 {
     if (r->who.uid == 0)
         return true;
-    http_reply_error(r, 403, ESLURM_ACCESS_DENIED, MSG_DENIED);
+    http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
     return false;
 }
 
@@ -382,11 +369,11 @@ void api_node_update(struct http_req *r)
     const char *reason = json_string_value(json_object_get(r->body, "reason"));
     int op = node_op_parse(json_string_value(json_object_get(r->body, "state")));
     if (op < 0) {
-        http_reply_error(r, 400, 0, "Invalid node state specified");
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid node state specified");
         return;
     }
     if ((op == NODE_OP_DRAIN || op == NODE_OP_DOWN) && (!reason || !*reason)) {
-        http_reply_error(r, 400, 0, "You must specify a reason when DOWNING or DRAINING a "
+        http_reply_error(r, 400, SLURM_ERROR, "You must specify a reason when DOWNING or DRAINING a "
                                     "node. Request denied");
         return;
     }
@@ -404,7 +391,7 @@ void api_node_update(struct http_req *r)
     for (size_t i = 0; i < hostlist_count(hl); i++)
         node_apply(c, node_find(c, hostlist_nth(hl, i)), (enum node_op)op, reason, r->who.uid);
     hostlist_destroy(hl);
-    sched_request(c);
+    ctld_sched_request(c);
     store_after_commit(c->store, answer_ok, r);   /* jobs a DOWN ended are stored */
 }
 
@@ -437,14 +424,14 @@ void api_part_update(struct http_req *r)
     int64_t max_time = minutes_of(json_object_get(r->body, "max_time"), &bad);
     int64_t def_time = minutes_of(json_object_get(r->body, "default_time"), &bad);
     if (up == -2 || bad) {
-        http_reply_error(r, 400, 0, "Invalid input: %s", up == -2 ? "State (UP or DOWN)"
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid input: %s", up == -2 ? "State (UP or DOWN)"
                                                                     : "time value");
         return;
     }
     part_set(c, (size_t)(cp - c->conf->parts), up, max_time, def_time);
     parts_state_note(c, cp->name, up, max_time, def_time);
     log_info("partition %s updated by uid %u", cp->name, (unsigned)r->who.uid);
-    sched_request(c);
+    ctld_sched_request(c);
     http_reply(r, 200, NULL);
 }
 
@@ -475,7 +462,7 @@ void api_reconfigure(struct http_req *r)
     char err[512];
     struct conf *nc = conf_load(c->conf->path, err, sizeof err);
     if (!nc) {
-        http_reply_error(r, 400, 0, "%s", err);
+        http_reply_error(r, 400, SLURM_ERROR, "%s", err);
         return;
     }
     bool shape = same_shape(c->conf, nc);
@@ -494,7 +481,7 @@ void api_reconfigure(struct http_req *r)
         log_warnx("reconfigure: nodes or partitions changed in %s; restart herdctld to use them",
                   c->conf->path);
     log_info("reconfigured from %s", c->conf->path);
-    sched_request(c);
+    ctld_sched_request(c);
     http_reply(r, 200, shape ? NULL
                              : json_pack("{s:s}", "warning",
                                          "nodes or partitions changed: restart herdctld"));

@@ -5,6 +5,7 @@
  * there is one set of cycle figures.
  */
 #include "common/http.h"
+#include "common/slurm_errno.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
@@ -33,7 +34,7 @@ void api_diag(struct http_req *r)
         (json_int_t)(st->cycles ? st->cycle_sum_us / (int64_t)st->cycles : 0),
         "schedule_cycle_depth_mean", (json_int_t)(st->cycles ? st->depth_sum / st->cycles : 0),
         /* answered while a pass plans: what keeps squeue quick */
-        "schedule_in_flight", sched_worker_busy(c));
+        "schedule_in_flight", ctld_sched_worker_busy(c));
     http_reply(r, 200, o);
 }
 
@@ -42,7 +43,7 @@ void api_diag_reset(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     if (r->who.uid != 0) {
-        http_reply_error(r, 403, 2002, "Access/permission denied");
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return;
     }
     c->stats = (struct ctld_stats){ .since = ctld_now() };

@@ -78,7 +78,7 @@ static json_t *bulk_specs(struct http_req *r, json_t *many)
 {
     json_t *defs = json_object_get(r->body, "defaults");
     if (defs && !json_is_object(defs)) {
-        http_reply_error(r, 400, 0, "defaults: not an object");
+        http_reply_error(r, 400, SLURM_ERROR, "defaults: not an object");
         return NULL;
     }
     if (!defs)
@@ -184,7 +184,7 @@ void api_submit(struct http_req *r)
     *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);
     c->stats.submitted += json_is_array(many) ? json_array_size(many) : 1;
-    sched_request(c);
+    ctld_sched_request(c);
 }
 
 /* The filters of GET /v1/jobs: each a comma list, absent = any. */
@@ -288,18 +288,6 @@ void api_list(struct http_req *r)
 }
 
 /* The job named by the path, or an answer saying there is none. */
-struct job *api_path_job(struct http_req *r)
-{
-    struct ctld *c = r->ctx;
-    char *end;
-    const char *s = r->args[0];
-    unsigned long long id = strtoull(s, &end, 10);
-    struct job *j = (*s >= '0' && *s <= '9' && *end == '\0') ? job_find(c, id) : NULL;
-    if (!j)
-        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
-    return j;
-}
-
 void api_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -310,7 +298,7 @@ void api_show(struct http_req *r)
     char *want = http_query_get(r, "script");
     char *script = NULL;
     json_t *env = NULL;
-    if (want && strcmp(want, "1") == 0 && (r->who.uid == 0 || r->who.uid == j->uid) &&
+    if (want && strcmp(want, "1") == 0 && api_may_act(r, j->uid) &&
         store_job_script_get(c->store, j->id, &script, &env) == 0) {
         json_object_set_new(o, "script", json_string(script));
         json_object_set_new(o, "environment", env);
@@ -332,17 +320,12 @@ void api_cancel(struct http_req *r)
     struct ctld *c = r->ctx;
     if (array_cancel_request(r))   /* a whole array, or some of its tasks */
         return;
-    struct job *j = api_path_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
-    json_t *sigv = json_object_get(r->body, "signal");
-    int sig = json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0;
-    if (r->who.uid != 0 && r->who.uid != j->uid) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-        return;
-    }
-    if (sigv && (!json_is_integer(sigv) || sig <= 0 || sig >= 65)) {
-        http_reply_error(r, 400, 0, "Invalid signal");
+    int sig = api_signal_arg(r->body);
+    if (sig < 0) {
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
         return;
     }
     if (job_is_finished(j)) {
@@ -350,7 +333,7 @@ void api_cancel(struct http_req *r)
         return;
     }
     if (j->state == JOB_PENDING) {
-        if (sigv) {
+        if (sig) {
             http_reply_error(r, 400, ESLURM_JOB_PENDING, "Job is pending execution");
             return;
         }
@@ -360,12 +343,12 @@ void api_cancel(struct http_req *r)
         store_after_commit(c->store, cancel_answer, r);
         return;
     }
-    if (!sigv) {
+    if (!sig) {
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
         j->cancel_sent = true;
         j->cancelled_by = r->who.uid;
     }
-    launch_signal(c, j, sigv ? sig : SIGTERM, !sigv, sig_to_of(r->body));
+    launch_signal(c, j, sig ? sig : SIGTERM, !sig, sig_to_of(r->body));
     http_reply(r, 200, NULL);
 }
 
@@ -378,9 +361,9 @@ static const char *cancel_refusal(struct ctld *c, struct job *j, const struct ht
         *code = ESLURM_INVALID_JOB_ID;
         return "Invalid job id specified";
     }
-    if (r->who.uid != 0 && r->who.uid != j->uid) {
+    if (!api_may_act(r, j->uid)) {
         *code = ESLURM_ACCESS_DENIED;
-        return "Access/permission denied";
+        return API_MSG_DENIED;
     }
     bool pending = j->state == JOB_PENDING;
     array_cancel_record(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
@@ -411,14 +394,13 @@ void api_cancel_many(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     json_t *ids = json_object_get(r->body, "job_ids"), *v;
-    json_t *sigv = json_object_get(r->body, "signal");
-    int sig = json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0;
+    int sig = api_signal_arg(r->body);
     if (!json_is_array(ids)) {
-        http_reply_error(r, 400, 0, "job_ids: not a list");
+        http_reply_error(r, 400, SLURM_ERROR, "job_ids: not a list");
         return;
     }
-    if (sigv && (!json_is_integer(sigv) || sig <= 0 || sig >= 65)) {
-        http_reply_error(r, 400, 0, "Invalid signal");
+    if (sig < 0) {
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
         return;
     }
     struct cancelled *x = xmalloc(sizeof *x);

@@ -137,7 +137,7 @@ void api_node_register(struct http_req *r)
     node_return(c, n, was_silent);
     http_reply(r, 200, NULL);
     if (was_silent || was_down != n->down || was_cleaning != n->cleaning)
-        sched_request(c);
+        ctld_sched_request(c);
 }
 
 static void end_answer(void *arg)
@@ -184,7 +184,7 @@ void api_node_job_end(struct http_req *r)
     json_t *idv = json_object_get(b, "job_id");
     int st = job_state_parse(json_string_value(json_object_get(b, "state")));
     if (!json_is_integer(idv) || st < 0 || st == JOB_PENDING || st == JOB_RUNNING) {
-        http_reply_error(r, 400, 0, "Invalid job end message");
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid job end message");
         return;
     }
     struct node *n = node_find(c, json_string_value(json_object_get(b, "name")));

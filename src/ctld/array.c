@@ -14,6 +14,7 @@
 #include "common/log.h"
 #include "common/taskset.h"
 #include "common/xmalloc.h"
+#include "ctld/api.h"
 #include "ctld/depend.h"
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
@@ -383,15 +384,14 @@ bool array_cancel_request(struct http_req *r)
     struct taskset *tasks = body_tasks(r, &bad);
     if (!tasks && !bad && (!meta || !meta->array || meta->array_job_id != meta->id))
         return false;   /* a plain job, or one task by its own id */
-    json_t *sigv = json_object_get(r->body, "signal");
-    struct cancel x = { c, r->who.uid, json_is_integer(sigv) ? (int)json_integer_value(sigv) : 0,
+    struct cancel x = { c, r->who.uid, api_signal_arg(r->body),
                         sig_to_of(r->body), 0, 0 };
     if (bad || !meta || !meta->array || meta->array_job_id != meta->id)
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
-    else if (r->who.uid != 0 && r->who.uid != meta->uid)
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-    else if (sigv && (!json_is_integer(sigv) || x.sig <= 0 || x.sig >= 65))
-        http_reply_error(r, 400, 0, "Invalid signal");
+    else if (!api_may_act(r, meta->uid))
+        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
+    else if (x.sig < 0)
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
     else {
         if (tasks)
             cancel_tasks(&x, meta, tasks);

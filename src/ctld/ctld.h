@@ -3,10 +3,23 @@
  * loop; every handler, timer and RPC callback gets the struct ctld and is the
  * only code touching it while it runs, so nothing is locked.
  *
- * Files: main.c (start-up), job.c (the job record and its state machine),
- * node.c (node registry), store.c (SQLite, group commit), api_jobs.c and
- * api_nodes.c (the route table's handlers), sched_glue.c (snapshot -> sched
- * core -> decisions), launch.c (RPCs to node agents), health.c (timers).
+ * Files, by what they own:
+ * - start and time: main.c (start-up, the loop), health.c (timers, the
+ *   clock ctld_now, silent nodes).
+ * - the job aggregate: job.c (the record and its state machine), job_spec.c
+ *   (a job's spec as kept), job_count.c (MaxJobCount), array.c (job arrays,
+ *   their cancels), depend.c (dependencies), step.c (job steps).
+ * - nodes: node.c (the registry), node_state.c (admin states kept across
+ *   restarts), launch.c (RPCs to node agents).
+ * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
+ *   sched_snap.c (the snapshot a pass plans on), sched_worker.c (the pass's
+ *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
+ * - the store: store.c (SQLite, group commit; the only SQL).
+ * - routes: api.c (the one route table), api_check.c (the checks job
+ *   requests share), api_jobs.c (submit, show, cancel), api_admin.c
+ *   (scontrol's changes), api_nodes.c (node agents' calls), api_acct.c
+ *   (sacct), api_prio.c (sprio, sshare), api_wait.c (sbatch --wait),
+ *   api_diag.c (sdiag), job_list.c (squeue's table).
  */
 #ifndef HERD_CTLD_H
 #define HERD_CTLD_H
@@ -242,13 +255,13 @@ void api_register_routes(struct ctld *c);
 
 /* sched_glue.c */
 /* Reads SchedulerType and SchedulerParameters; -1 with err on a bad value. */
-int sched_configure(struct ctld *c, char *err, size_t errlen);
-void sched_request(struct ctld *c);              /* a pass soon, coalesced */
-void sched_pass(struct ctld *c);
+int ctld_sched_configure(struct ctld *c, char *err, size_t errlen);
+void ctld_sched_request(struct ctld *c);              /* a pass soon, coalesced */
+void ctld_sched_pass(struct ctld *c);
 /* Every second: a pass when bf_interval is due or a --begin time came. */
-void sched_tick(struct ctld *c, int64_t now);
-void sched_input_fill(const struct ctld *c, struct sched_input *in);   /* nodes, partitions */
-void sched_input_free(struct sched_input *in);
+void ctld_sched_tick(struct ctld *c, int64_t now);
+void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in);   /* nodes, partitions */
+void ctld_sched_input_free(struct sched_input *in);
 
 /* launch.c */
 void launch_job(struct ctld *c, struct job *j);

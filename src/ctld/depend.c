@@ -473,7 +473,7 @@ void depend_notify(struct ctld *c, const struct job *changed)
         kill_invalid(c, kill[i]);
     free(kill);
     if (wake)
-        sched_request(c);
+        ctld_sched_request(c);
 }
 
 void depend_submitted(struct ctld *c, struct job *j)

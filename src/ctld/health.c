@@ -65,7 +65,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     check_nodes(c, now);
     check_allocations(c, now);
     purge_jobs(c, now);
-    sched_tick(c, now);
+    ctld_sched_tick(c, now);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue
      * (a pass's, an answer's) would otherwise count as the daemon's own. */

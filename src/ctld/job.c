@@ -345,9 +345,9 @@ static void check_feasible(struct ctld *c, struct parse *p, struct job *j)
         return;
     }
     struct sched_input in;
-    sched_input_fill(c, &in);
+    ctld_sched_input_fill(c, &in);
     enum sched_reason r = sched_feasible(&in, &j->req);
-    sched_input_free(&in);
+    ctld_sched_input_free(&in);
     if (r == SCHED_PART_TIME_LIMIT)
         fail(p, 400, ESLURM_INVALID_TIME_LIMIT,
              "Requested time limit is invalid (missing or exceeds some limit)", NULL);
@@ -652,7 +652,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
         c->stats.failed++;
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
-    sched_request(c);
+    ctld_sched_request(c);
     api_wait_notify(c, j->id);
     depend_notify(c, j);
 }
@@ -670,7 +670,7 @@ void job_requeue(struct ctld *c, struct job *j)
     j->restarts++;
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
-    sched_request(c);
+    ctld_sched_request(c);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,

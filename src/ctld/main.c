@@ -115,7 +115,7 @@ static void sched_cb(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
     (void)what;
-    sched_pass(arg);
+    ctld_sched_pass(arg);
 }
 
 static void build_sparts(struct ctld *c)
@@ -194,14 +194,14 @@ static void setup(struct ctld *c)
     if (http_server_listen_tcp(c->http, "0.0.0.0", cf->ctld_port) < 0)
         fatal("cannot listen on port %d", cf->ctld_port);
     health_start(c);
-    sched_request(c);
+    ctld_sched_request(c);
 }
 
 static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
 {
     for (size_t i = 0; i < nsigs; i++)
         event_free(sigs[i]);
-    sched_worker_stop(c);
+    ctld_sched_worker_stop(c);
     api_wait_free_all(c);
     http_server_destroy(c->http);
     prio_destroy(c);
@@ -242,7 +242,7 @@ int main(int argc, char **argv)
     c.conf = conf_load(path ? path : conf_default_path(), err, sizeof err);
     if (!c.conf)
         fatalx("%s", err);
-    if (sched_configure(&c, err, sizeof err) < 0)
+    if (ctld_sched_configure(&c, err, sizeof err) < 0)
         fatalx("%s", err);
     int ready = foreground ? -1 : daemon_start();
     signal(SIGPIPE, SIG_IGN);

@@ -62,7 +62,7 @@ static int sched_param(struct ctld *c, const char *opt, char *err, size_t errlen
     return -1;
 }
 
-int sched_configure(struct ctld *c, char *err, size_t errlen)
+int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
 {
     const char *type = c->conf->sched_type;
     if (strcmp(type, "sched/backfill") == 0) {
@@ -104,7 +104,7 @@ static int64_t mono_ms(void)
     return mono_us() / 1000;
 }
 
-void sched_request(struct ctld *c)
+void ctld_sched_request(struct ctld *c)
 {
     if (!c->sched_ev || event_pending(c->sched_ev, EV_TIMEOUT, NULL))
         return;
@@ -120,7 +120,7 @@ void sched_request(struct ctld *c)
 /* Submissions, ends, cancels and node changes ask for a pass themselves;
  * time alone changes priorities (age), forecasts and --begin, so a pass
  * follows every bf_interval, and the second a --begin time comes. */
-void sched_tick(struct ctld *c, int64_t now)
+void ctld_sched_tick(struct ctld *c, int64_t now)
 {
     bool due = now - c->last_periodic_s >= c->bf_interval_s, pending = false;
     for (size_t i = 0; i < c->njobs; i++) {
@@ -135,7 +135,7 @@ void sched_tick(struct ctld *c, int64_t now)
     c->last_tick_s = now;
     if (due && pending) {
         c->last_periodic_s = now;
-        sched_request(c);
+        ctld_sched_request(c);
     }
 }
 
@@ -147,7 +147,7 @@ static bool node_avail(const struct node *n)
 /* The nodes and partitions as the core sees them, pointing into the
  * controller's state: for checks made at once, not for a pass (sched_snap.c
  * copies what a pass reads). */
-void sched_input_fill(const struct ctld *c, struct sched_input *in)
+void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in)
 {
     memset(in, 0, sizeof *in);
     struct sched_node *nodes = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *nodes);
@@ -162,7 +162,7 @@ void sched_input_fill(const struct ctld *c, struct sched_input *in)
     in->nparts = c->conf->nparts;
 }
 
-void sched_input_free(struct sched_input *in)
+void ctld_sched_input_free(struct sched_input *in)
 {
     free((void *)in->nodes);
 }
@@ -251,26 +251,26 @@ static void pass_done(struct ctld *c, struct sched_snap *s)
     if (planned + applied >= SCHED_SLOW_MS * 1000)
         log_info("pass: %zu pending planned in %lld ms, applied in %lld ms", s->in.npending,
                  (long long)planned / 1000, (long long)applied / 1000);
-    sched_snap_free(s);
+    ctld_sched_snap_free(s);
     if (c->sched_again) {
         c->sched_again = false;
-        sched_request(c);
+        ctld_sched_request(c);
     }
 }
 
 /* Takes the snapshot here, plans on the worker thread, applies in
  * pass_done; a pass asked for while one plans runs after it. */
-void sched_pass(struct ctld *c)
+void ctld_sched_pass(struct ctld *c)
 {
-    if (sched_worker_busy(c)) {
+    if (ctld_sched_worker_busy(c)) {
         c->sched_again = true;
         return;
     }
     c->pass_start_us = mono_us();
     c->last_pass_ms = c->pass_start_us / 1000;
-    struct sched_snap *s = sched_snap_take(c, ctld_now());
-    if (sched_worker_run(c, s, pass_done) < 0) {
-        sched_snap_free(s);
+    struct sched_snap *s = ctld_sched_snap_take(c, ctld_now());
+    if (ctld_sched_worker_run(c, s, pass_done) < 0) {
+        ctld_sched_snap_free(s);
         c->sched_again = true;
     }
 }

@@ -129,11 +129,11 @@ static void copy_pending(struct sched_snap *s, const struct ctld *c)
     s->in.npending = total;
 }
 
-struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now)
+struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
 {
     struct sched_snap *s = xcalloc(1, sizeof *s);
     s->now = now;
-    sched_input_fill(c, &s->in);
+    ctld_sched_input_fill(c, &s->in);
     size_t np = c->conf->nparts;
     s->parts = xcalloc(np ? np : 1, sizeof *s->parts);
     memcpy(s->parts, c->sparts, np * sizeof *s->parts);   /* State and MaxTime may change */
@@ -147,7 +147,7 @@ struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now)
     return s;
 }
 
-void sched_snap_free(struct sched_snap *s)
+void ctld_sched_snap_free(struct sched_snap *s)
 {
     if (!s)
         return;

@@ -29,14 +29,14 @@ struct sched_snap {
     char **words;              /* per decision: its reason in plain words; NULL none */
 };
 
-struct sched_snap *sched_snap_take(const struct ctld *c, int64_t now);
-void sched_snap_free(struct sched_snap *s);
+struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now);
+void ctld_sched_snap_free(struct sched_snap *s);
 
 /* sched_worker.c. `done` runs on the event loop with the planned snapshot,
  * which it then owns. Returns -1 if a pass is already in flight. */
-int sched_worker_run(struct ctld *c, struct sched_snap *s,
+int ctld_sched_worker_run(struct ctld *c, struct sched_snap *s,
                      void (*done)(struct ctld *, struct sched_snap *));
-bool sched_worker_busy(const struct ctld *c);
-void sched_worker_stop(struct ctld *c);    /* waits for a pass in flight, drops it */
+bool ctld_sched_worker_busy(const struct ctld *c);
+void ctld_sched_worker_stop(struct ctld *c);    /* waits for a pass in flight, drops it */
 
 #endif

@@ -80,7 +80,7 @@ static struct sched_worker *worker_get(struct ctld *c)
     return c->worker = w;
 }
 
-int sched_worker_run(struct ctld *c, struct sched_snap *s,
+int ctld_sched_worker_run(struct ctld *c, struct sched_snap *s,
                      void (*done)(struct ctld *, struct sched_snap *))
 {
     struct sched_worker *w = worker_get(c);
@@ -98,12 +98,12 @@ int sched_worker_run(struct ctld *c, struct sched_snap *s,
     return 0;
 }
 
-bool sched_worker_busy(const struct ctld *c)
+bool ctld_sched_worker_busy(const struct ctld *c)
 {
     return c->worker && c->worker->snap;
 }
 
-void sched_worker_stop(struct ctld *c)
+void ctld_sched_worker_stop(struct ctld *c)
 {
     struct sched_worker *w = c->worker;
     if (!w)
@@ -111,7 +111,7 @@ void sched_worker_stop(struct ctld *c)
     if (w->snap) {
         if (w->threaded)
             pthread_join(w->thread, NULL);
-        sched_snap_free(w->snap);
+        ctld_sched_snap_free(w->snap);
     }
     event_free(w->done_ev);
     close(w->pipe[0]);

@@ -273,17 +273,6 @@ void step_records_close(struct job *j)
             end_record(rec, "CANCELLED", 0, SIGKILL, j->end_time);
 }
 
-/* The path's job, when the caller owns it (or is root); else answered. */
-static struct job *owned_job(struct http_req *r)
-{
-    struct job *j = api_path_job(r);
-    if (j && r->who.uid != 0 && r->who.uid != j->uid) {
-        http_reply_error(r, 403, ESLURM_ACCESS_DENIED, "Access/permission denied");
-        return NULL;
-    }
-    return j;
-}
-
 static bool job_runs(struct http_req *r, const struct job *j)
 {
     if (j->state == JOB_RUNNING)
@@ -298,7 +287,7 @@ static bool job_runs(struct http_req *r, const struct job *j)
 void api_step_create(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = owned_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
     if (!job_runs(r, j))
@@ -347,7 +336,7 @@ void step_signal_all(struct ctld *c, const struct job *j, int sig, size_t skip_n
 void api_alloc_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = owned_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
     json_t *code = json_object_get(r->body, "exit_code");
@@ -356,7 +345,7 @@ void api_alloc_complete(struct http_req *r)
                          "ends with its script)");
     else if (code && (!json_is_integer(code) || json_integer_value(code) < 0 ||
                       json_integer_value(code) > 255))
-        http_reply_error(r, 400, 0, "Invalid exit code");
+        http_reply_error(r, 400, SLURM_ERROR, "Invalid exit code");
     else if (job_runs(r, j)) {
         int rc = (int)json_integer_value(code);
         step_signal_all(c, j, SIGKILL, SIZE_MAX);
@@ -377,7 +366,7 @@ static const char *step_end_state(int code, int sig, bool cancelled)
 void api_step_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = owned_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j)
         return;
     int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
@@ -409,7 +398,7 @@ void api_step_complete(struct http_req *r)
 void api_step_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = owned_job(r);
+    struct job *j = api_path_own_job(r);
     if (!j || !job_runs(r, j))
         return;
     char *end;
