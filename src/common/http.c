@@ -209,7 +209,8 @@ static void route_find(struct http_server *s, struct pending *p)
 }
 
 /* evhttp has the whole request. The caller is identified before anything
- * else (401 first); on TCP that waits for munged, off the loop. */
+ * else (401 first); on TCP that waits for munged, off the loop, unless the
+ * guard checked the credential before letting the body in. */
 static void dispatch(struct evhttp_request *ev, void *arg)
 {
     struct http_server *s = arg;
@@ -218,8 +219,10 @@ static void dispatch(struct evhttp_request *ev, void *arg)
     p->r.ev = ev;
     p->r.ctx = s->ctx;
     struct evhttp_connection *evcon = evhttp_request_get_connection(ev);
+    struct guard_claim claim = { 0 };
     if (evcon)
-        p->reserved = guards_take(s->guards, evhttp_connection_get_bufferevent(evcon));
+        guards_take(s->guards, evhttp_connection_get_bufferevent(evcon), &claim);
+    p->reserved = claim.reserved;
     route_find(s, p);
     bool is_unix = false;
     int fd = conn_fd(ev, &is_unix);
@@ -231,6 +234,13 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         return;
     }
     p->r.via_tcp = true;
+    if (claim.proven) {
+        /* checked before its body was read: a second decode would be
+         * refused as a replay */
+        p->r.who = claim.who;
+        proceed(p);
+        return;
+    }
     const char *hdr = evhttp_find_header(evhttp_request_get_input_headers(ev), "Authorization");
     if (fd < 0 || !hdr || strncmp(hdr, "Munge ", 6) != 0) {
         refuse(p, 401, "Authentication failure");
@@ -251,7 +261,7 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
     s->http = evhttp_new(base);
     if (!s->http)
         fatalx("evhttp_new failed");
-    s->guards = guards_create(HTTP_MAX_BODY);
+    s->guards = guards_create(HTTP_MAX_BODY, munge_socket, HTTP_AUTH_TIMEOUT_MS);
     evhttp_set_bevcb(s->http, guards_bevcb, s->guards);
     evhttp_set_max_body_size(s->http, HTTP_MAX_BODY);
     evhttp_set_max_headers_size(s->http, HTTP_GUARD_HEADER);

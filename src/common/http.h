@@ -9,8 +9,9 @@
  * credential gets 401, one munged did not check in time 503). Bodies
  * that are not JSON objects get 400; an unknown path 404. What a peer may
  * make the server hold is bounded before evhttp reads it (http_guard.h:
- * connections in total and per peer, body sizes, bodies in flight; no body
- * beyond 64 KiB without a credential on TCP). A handler replies
+ * connections in total and per peer, body sizes, bodies in flight; on TCP
+ * no body beyond 64 KiB is read before its credential is checked, and that
+ * check is the request's only decode). A handler replies
  * with http_reply()/http_reply_error(), now or later (group commit): evhttp
  * frees a request whose client went away once it is replied to, so every
  * request must be replied to exactly once.

@@ -31,6 +31,17 @@
 enum gstate {
     G_HEAD,        /* reading a request's header block */
     G_BODY,        /* counting its body's bytes */
+    G_CHECK,       /* its credential is being checked: its body is not read */
+};
+
+enum verdict { V_PENDING, V_VALID, V_INVALID, V_BUSY };
+
+struct guard;
+
+/* One credential check in flight. It outlives its guard when the
+ * connection goes first: the answer then finds no guard and is dropped. */
+struct check {
+    struct guard *g;
 };
 
 struct guard {
@@ -47,6 +58,19 @@ struct guard {
     size_t head_len, head_cap;
     size_t body_left;
     size_t reserved;               /* body bytes counted in gs->in_flight */
+    /* G_CHECK: the body's length, what was read after the header block
+     * (held back from evhttp), the check and its answer */
+    size_t want;
+    unsigned check_req;
+    struct evbuffer *withheld;
+    struct check *check;
+    enum verdict verdict;
+    struct event *wake;            /* acts on the answer, from the loop */
+    /* requests counted as their header blocks end and as the server takes
+     * them: the proven caller goes with request number proven_req */
+    unsigned nheads, ntaken, proven_req;
+    bool proven;
+    struct auth_id who;
 };
 
 struct http_guards {
@@ -56,13 +80,18 @@ struct http_guards {
     size_t in_flight;
     time_t last_log;
     unsigned refused_since_log;
+    char *munge_socket;
+    int auth_timeout_ms;
 };
 
 /* The parts of a request's header block the caps depend on. */
 struct head {
     size_t len;                    /* bytes up to and with the empty line */
     bool has_body_len, auth_ok, bad;
+    bool may_have_body;            /* a method evhttp reads a body for */
     size_t body_len;
+    const char *cred;              /* the credential, in the header block */
+    size_t cred_len;
     const char *why;               /* when bad */
 };
 
@@ -92,6 +121,7 @@ static void guard_refuse(struct guard *g, int status, const char *reason, const 
     free(g->head);
     g->head = NULL;
     g->head_len = g->head_cap = 0;
+    evbuffer_drain(g->withheld, evbuffer_get_length(g->withheld));
     guard_log(g->gs, g, msg);
     struct evbuffer *in = bufferevent_get_input(g->bev);
     evbuffer_drain(in, evbuffer_get_length(in));
@@ -162,6 +192,8 @@ static void head_line(struct head *h, const char *l, size_t n)
         h->why = "chunked request bodies are not accepted";
     } else if (klen == 13 && strncasecmp(l, "Authorization", 13) == 0) {
         h->auth_ok = cred_well_formed(v, vlen);
+        h->cred = v + 6;           /* after "Munge " */
+        h->cred_len = h->auth_ok ? vlen - 6 : 0;
     }
 }
 
@@ -182,7 +214,12 @@ static bool head_parse(const char *d, size_t n, struct head *h)
             h->len = end + 1;
             return true;
         }
-        if (!first && !h->bad)
+        if (first)
+            /* evhttp (2.1) reads no body after these: what follows their
+             * header block is the next request */
+            h->may_have_body = !(llen > 5 && strncmp(d + pos, "HEAD ", 5) == 0) &&
+                               !(llen > 6 && strncmp(d + pos, "TRACE ", 6) == 0);
+        else if (!h->bad)
             head_line(h, d + pos, llen);
         first = false;
         pos = end + 1;
@@ -190,31 +227,143 @@ static bool head_parse(const char *d, size_t n, struct head *h)
     return false;
 }
 
+/* Counts the body's bytes against max_in_flight before it is read; false
+ * when it is refused for them. */
+static bool guard_reserve(struct guard *g, size_t body)
+{
+    struct http_guards *gs = g->gs;
+    if (gs->in_flight + body > gs->lim.max_in_flight) {
+        guard_refuse(g, 503, "Service Unavailable", "too many request bodies in flight");
+        return false;
+    }
+    gs->in_flight += body;
+    g->reserved += body;
+    g->body_left = body;
+    g->state = G_BODY;
+    return true;
+}
+
+/* Moves the input's last n bytes to g->withheld, where evhttp does not see
+ * them. The watch is off meanwhile: these moves are not the peer's bytes. */
+static void guard_hold(struct guard *g, size_t n)
+{
+    struct evbuffer *in = bufferevent_get_input(g->bev);
+    size_t len = evbuffer_get_length(in);
+    struct evbuffer *front = evbuffer_new();
+    if (!front)
+        fatalx("out of memory");
+    evbuffer_cb_clear_flags(in, g->watch, EVBUFFER_CB_ENABLED);
+    evbuffer_remove_buffer(in, front, len - (n < len ? n : len));
+    evbuffer_add_buffer(g->withheld, in);
+    evbuffer_prepend_buffer(in, front);
+    evbuffer_cb_set_flags(in, g->watch, EVBUFFER_CB_ENABLED);
+    evbuffer_free(front);
+}
+
+/* The credential is valid: the body goes through, the bytes held back
+ * first (the watch counts them, and stops at a next request's header block
+ * again if that one needs a check too), then the socket. */
+static void guard_resume(struct guard *g)
+{
+    struct evbuffer *in = bufferevent_get_input(g->bev);
+    g->proven = true;
+    g->proven_req = g->check_req;
+    bufferevent_enable(g->bev, EV_READ);
+    evbuffer_prepend_buffer(in, g->withheld);
+    /* evhttp reads what came already now: no socket event will tell it;
+     * it may free the connection, and the guard with it */
+    if (!g->refused && evbuffer_get_length(in))
+        bufferevent_trigger(g->bev, EV_READ, BEV_TRIG_IGNORE_WATERMARKS);
+}
+
+/* Acts on the check's answer once evhttp has read the request's header
+ * block, so that evhttp waits for the body (or the end) when it comes, and
+ * its answers to earlier requests on the connection are sent first. Until
+ * then the input holds that block and the watch calls again. */
+static void guard_settle(struct guard *g)
+{
+    if (g->state != G_CHECK || g->refused || g->verdict == V_PENDING)
+        return;
+    if (evbuffer_get_length(bufferevent_get_input(g->bev)))
+        return;
+    if (g->verdict == V_VALID && guard_reserve(g, g->want)) {
+        guard_resume(g);
+        return;
+    }
+    if (g->verdict == V_BUSY)
+        guard_refuse(g, 503, "Service Unavailable",
+                     "Protocol authentication error: MUNGE did not answer");
+    else if (g->verdict == V_INVALID)
+        guard_refuse(g, 401, "Unauthorized", "Authentication failure");
+    bufferevent_enable(g->bev, EV_READ);     /* evhttp reads the end */
+}
+
+static void guard_wake(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    guard_settle(arg);
+}
+
+static void checked(const struct auth_result *res, void *arg)
+{
+    struct check *c = arg;
+    struct guard *g = c->g;
+    free(c);
+    if (!g)
+        return;                    /* the connection went meanwhile */
+    g->check = NULL;
+    if (res->rc == 0) {
+        g->verdict = V_VALID;
+        g->who = res->who;
+    } else {
+        g->verdict = res->busy ? V_BUSY : V_INVALID;
+    }
+    guard_settle(g);
+}
+
+/* A large body's credential is checked before any of the body is read: the
+ * socket is not read until munged answers (guard_settle), and what came
+ * with the header block is held back (guard_watch). */
+static void guard_check(struct guard *g, const char *cred, size_t len, size_t body)
+{
+    struct http_guards *gs = g->gs;
+    char *c = xstrndup(cred, len);
+    g->state = G_CHECK;
+    g->want = body;
+    g->verdict = V_PENDING;
+    g->check_req = g->nheads - 1;
+    g->check = xcalloc(1, sizeof *g->check);
+    g->check->g = g;
+    bufferevent_disable(g->bev, EV_READ);
+    auth_munge_decode_async(bufferevent_get_base(g->bev), gs->munge_socket, c,
+                            gs->auth_timeout_ms, checked, g->check);
+    free(c);
+}
+
 /* A complete header block: decides what its request may bring. */
 static void guard_head(struct guard *g, const struct head *h)
 {
     struct http_guards *gs = g->gs;
-    size_t body = h->has_body_len ? h->body_len : 0;
+    size_t body = h->has_body_len && h->may_have_body ? h->body_len : 0;
     bool authed = !g->tcp || h->auth_ok;
-    free(g->head);
-    g->head = NULL;
-    g->head_len = g->head_cap = 0;
-    if (h->bad) {
+    g->nheads++;
+    if (h->bad)
         guard_refuse(g, 400, "Bad Request", h->why);
-    } else if (!authed && body > HTTP_GUARD_UNAUTH_BODY) {
+    else if (!authed && body > HTTP_GUARD_UNAUTH_BODY)
         guard_refuse(g, 401, "Unauthorized", "Authentication failure");
-    } else if (body > gs->lim.max_body) {
+    else if (body > gs->lim.max_body)
         /* Slurm's words for what is too long to take (ESLURM_PATHNAME_TOO_LONG) */
         guard_refuse(g, 413, "Payload Too Large",
                      "Pathname of a file, directory or other parameter too long");
-    } else if (gs->in_flight + body > gs->lim.max_in_flight) {
-        guard_refuse(g, 503, "Service Unavailable", "too many request bodies in flight");
-    } else if (body) {
-        gs->in_flight += body;
-        g->reserved += body;
-        g->body_left = body;
-        g->state = G_BODY;
-    }
+    else if (g->tcp && body > HTTP_GUARD_UNAUTH_BODY)
+        guard_check(g, h->cred, h->cred_len, body);
+    else if (body)
+        guard_reserve(g, body);
+    /* h points into the block: freed last */
+    free(g->head);
+    g->head = NULL;
+    g->head_len = g->head_cap = 0;
 }
 
 /* Header bytes: kept until the empty line that ends the block. Returns
@@ -252,12 +401,38 @@ static size_t guard_head_bytes(struct guard *g, const char *p, size_t n)
     return i;
 }
 
+/* While a credential is checked: bytes read (evhttp let the socket be read
+ * to finish an earlier request) are held back too and the socket left
+ * unread again; once evhttp has read the header block, the answer, if in,
+ * is acted on (from the loop: evhttp is in the middle of reading here). */
+static void guard_checking(struct guard *g, struct evbuffer *buf,
+                           const struct evbuffer_cb_info *info)
+{
+    if (info->n_added) {
+        guard_hold(g, info->n_added);
+        bufferevent_disable(g->bev, EV_READ);
+    }
+    if (info->n_deleted && g->verdict != V_PENDING && evbuffer_get_length(buf) == 0)
+        event_active(g->wake, EV_TIMEOUT, 1);
+}
+
 /* Bytes the socket has just read, before evhttp looks at them: header
  * bytes are copied and parsed, body bytes only counted. */
 static void guard_watch(struct evbuffer *buf, const struct evbuffer_cb_info *info, void *arg)
 {
     struct guard *g = arg;
-    if (!info->n_added || g->refused)
+    if (g->refused) {
+        /* what the socket still gives before its end (bytes queued before
+         * the shutdown) is dropped, not left for evhttp to read */
+        if (info->n_added)
+            evbuffer_drain(buf, evbuffer_get_length(buf));
+        return;
+    }
+    if (g->state == G_CHECK) {
+        guard_checking(g, buf, info);
+        return;
+    }
+    if (!info->n_added)
         return;
     size_t len = evbuffer_get_length(buf);
     size_t n = info->n_added <= len ? info->n_added : len;
@@ -279,6 +454,11 @@ static void guard_watch(struct evbuffer *buf, const struct evbuffer_cb_info *inf
             used = guard_head_bytes(g, chunk, take);
         }
         n -= used;
+        if (g->state == G_CHECK) {
+            if (n)
+                guard_hold(g, n);     /* the body waits for the credential */
+            return;
+        }
         if (n && !g->refused && evbuffer_ptr_set(buf, &pos, used, EVBUFFER_PTR_ADD) < 0)
             return;
     }
@@ -328,6 +508,10 @@ static void guard_free(struct guard *g)
     evbuffer_remove_cb_entry(bufferevent_get_input(g->bev), g->watch);
     if (g->held)
         bufferevent_decref(g->bev);
+    if (g->check)
+        g->check->g = NULL;
+    event_free(g->wake);
+    evbuffer_free(g->withheld);
     free(g->head);
     free(g);
 }
@@ -407,20 +591,30 @@ struct bufferevent *guards_bevcb(struct event_base *base, void *arg)
         gs->list->prev = g;
     gs->list = g;
     g->admit = event_new(base, -1, 0, guard_admit, g);
+    g->wake = event_new(base, -1, 0, guard_wake, g);
+    g->withheld = evbuffer_new();
+    if (!g->admit || !g->wake || !g->withheld)
+        fatalx("out of memory");
     event_active(g->admit, EV_TIMEOUT, 1);
     return bev;
 }
 
-size_t guards_take(struct http_guards *gs, struct bufferevent *bev)
+void guards_take(struct http_guards *gs, struct bufferevent *bev, struct guard_claim *out)
 {
+    memset(out, 0, sizeof *out);
     for (struct guard *g = gs->list; g; g = g->next) {
         if (g->bev != bev)
             continue;
-        size_t r = g->reserved;
+        out->reserved = g->reserved;
         g->reserved = 0;
-        return r;
+        if (g->proven && g->proven_req == g->ntaken) {
+            out->proven = true;
+            out->who = g->who;
+            g->proven = false;
+        }
+        g->ntaken++;
+        return;
     }
-    return 0;
 }
 
 void guards_release(struct http_guards *gs, size_t bytes)
@@ -437,9 +631,11 @@ static int nofile_cap(void)
     return rl.rlim_cur > 2 * FD_RESERVE ? (int)rl.rlim_cur - FD_RESERVE : FD_RESERVE;
 }
 
-struct http_guards *guards_create(size_t max_body)
+struct http_guards *guards_create(size_t max_body, const char *munge_socket, int auth_timeout_ms)
 {
     struct http_guards *gs = xcalloc(1, sizeof *gs);
+    gs->munge_socket = xstrdup(munge_socket);
+    gs->auth_timeout_ms = auth_timeout_ms;
     gs->lim.max_conns = nofile_cap();
     gs->lim.max_conns_per_peer = DEF_PER_PEER;
     gs->lim.max_body = max_body;
@@ -453,6 +649,7 @@ void guards_destroy(struct http_guards *gs)
         return;
     while (gs->list)
         guard_free(gs->list);
+    free(gs->munge_socket);
     free(gs);
 }
 

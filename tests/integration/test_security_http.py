@@ -5,6 +5,8 @@ capped per host, and a stopped munged does not freeze the controller."""
 import http.client
 import json
 import os
+import pwd
+import re
 import signal
 import socket
 import threading
@@ -121,6 +123,129 @@ def test_node_agent_memory_bounded_without_credential(hcluster):
     c = hcluster
     flood(c, c.herdd_pid("node1"), node_port(c), "/v1/launch")
     wait_for(lambda: c.node_states().get("node1") == "idle", 30, "node1 to stay idle")
+
+
+# --- a forged credential: checked before the body is read -----------------
+
+FORGED = "MUNGE:" + "QUJD" * 10 + ":"     # looks like MUNGE's, proves nothing
+FORGED_RSS_KB = 40 * 1024
+ANSWER_S = 3
+
+
+def forged_flood(port, path, seconds, on_tick):
+    """NCONN connections announce a 16 MB body under a well-formed forged
+    credential, then stream it for a bounded time. Returns, per connection,
+    (seconds from its headers to its answer or close, first answer line);
+    None where neither came."""
+    socks, sent_at = [], []
+    for _ in range(NCONN):
+        s = socket.create_connection(("127.0.0.1", port), timeout=5)
+        s.sendall((f"POST {path} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   f"Authorization: Munge {FORGED}\r\nContent-Length: {BODY}\r\n\r\n").encode())
+        s.setblocking(False)
+        socks.append(s)
+        sent_at.append(time.monotonic())
+    chunk = b"x" * 65536
+    sent = [0] * NCONN
+    ends = [None] * NCONN
+    deadline = time.monotonic() + seconds
+    next_tick = time.monotonic()
+    try:
+        while time.monotonic() < deadline and any(e is None for e in ends):
+            for i, s in enumerate(socks):
+                if ends[i] is not None:
+                    continue
+                try:
+                    data = s.recv(4096)
+                    ends[i] = (time.monotonic() - sent_at[i], data.split(b"\r\n", 1)[0])
+                    continue
+                except BlockingIOError:
+                    pass
+                except OSError as e:
+                    ends[i] = (time.monotonic() - sent_at[i], repr(e).encode())
+                    continue
+                try:
+                    if sent[i] < BODY:
+                        sent[i] += s.send(chunk[:BODY - sent[i]])
+                except BlockingIOError:
+                    pass
+                except OSError as e:
+                    ends[i] = (time.monotonic() - sent_at[i], repr(e).encode())
+            if time.monotonic() >= next_tick:
+                on_tick()
+                next_tick = time.monotonic() + 0.5
+            time.sleep(0.002)
+    finally:
+        for s in socks:
+            s.close()
+    return ends, sum(sent)
+
+
+def test_forged_credential_refused_before_the_body(hcluster):
+    """A credential that only looks like MUNGE's is checked from the headers:
+    the 16 MB bodies are never read (memory stays flat, far under
+    max_body_in_flight), each connection is answered 401 at once rather
+    than after its body, and squeue answers meanwhile."""
+    c = hcluster
+    pid = c.ctld_pid()
+    base = rss_kb(pid)
+    peak = [base]
+    answers = []
+
+    def tick():
+        peak[0] = max(peak[0], rss_kb(pid))
+        t0 = time.monotonic()
+        cp = c.run(["squeue", "-h", "-o", "%i"], check=False, timeout=30)
+        answers.append((cp.returncode, time.monotonic() - t0, cp.stderr.strip()))
+
+    ends, sent = forged_flood(c.ctld_port(), "/v1/jobs", FLOOD_S, tick)
+    tick()
+    assert pid_alive(pid)
+    grown = peak[0] - base
+    assert grown < FORGED_RSS_KB, (
+        f"RSS grew {grown // 1024} MB (from {base // 1024} MB) while {NCONN} connections "
+        f"with a forged credential sent {sent // (1024 * 1024)} MB of bodies")
+    late = [(i, e) for i, e in enumerate(ends) if e is None or e[0] > ANSWER_S]
+    assert not late, f"connections not answered within {ANSWER_S}s of their headers: {late[:5]}"
+    refused = [e[1] for e in ends if e[1].startswith(b"HTTP/")]
+    assert all(line.startswith(b"HTTP/1.1 401") for line in refused), refused[:5]
+    assert answers and all(rc == 0 for rc, _, _ in answers), answers
+    assert max(t for _, t, _ in answers) < 10, answers
+
+
+def test_checked_credentials_prove_each_pipelined_request(hcluster, users):
+    """Three large bodies on one connection, sent at once: each credential is
+    checked before its body is read, and the uid it proves (once: a second
+    decode would be refused as a replay) is that request's caller; the
+    forged third is answered 401 after the first two are answered."""
+    c = hcluster
+    sock = os.path.join(c.dir, "munge", "munge.socket")
+    creds = [c.run(["munge", "-S", sock, "-n"], user=u).stdout.strip() for u in users]
+    script = "#!/bin/sh\n" + ("# " + "x" * 1000 + "\n") * 100 + "true\n"
+    body = json.dumps({"script": script, "name": "piped", "work_dir": "/tmp",
+                       "stdout": "/dev/null", "environment": ["PATH=/usr/bin:/bin"]}).encode()
+    wire = b"".join((f"POST /v1/jobs HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                     f"Authorization: Munge {cred}\r\nContent-Length: {len(body)}\r\n\r\n"
+                     ).encode() + body for cred in creds + [FORGED])
+    s = socket.create_connection(("127.0.0.1", c.ctld_port()), timeout=20)
+    got = b""
+    try:
+        s.sendall(wire)
+        while True:
+            data = s.recv(65536)
+            if not data:
+                break
+            got += data
+    except OSError as e:
+        got += repr(e).encode()
+    finally:
+        s.close()
+    statuses = re.findall(rb"HTTP/1.1 (\d+)", got)
+    assert statuses == [b"200", b"200", b"401"], got[-500:]
+    jobs = [int(j) for j in re.findall(rb'"job_id":(\d+)', got)]
+    assert len(jobs) == 2, got[-500:]
+    for job, user in zip(jobs, users):
+        assert c.api_job(job)["user_id"] == pwd.getpwnam(user).pw_uid, (job, user)
 
 
 def test_node_agent_caps_connections_per_host(hcluster, workdir):
