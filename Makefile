@@ -21,7 +21,9 @@ COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 CTLD_SRC   := $(wildcard src/ctld/*.c)
 NODED_SRC  := $(wildcard src/noded/*.c)
-CMD_SRC    := $(wildcard src/cmd/*.c)
+# The client: the commands (each in src/cmd or a folder of its own there),
+# what they share (src/client) and herd up/down (src/up).
+CMD_SRC    := $(shell find src/cmd src/client src/up -name '*.c' | sort)
 SIM_SRC    := $(wildcard src/sim/*.c)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 

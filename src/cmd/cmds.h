@@ -17,10 +17,5 @@ int cmd_sacct(int argc, char **argv);
 int cmd_srun(int argc, char **argv);
 int cmd_salloc(int argc, char **argv);
 int cmd_sacctmgr(int argc, char **argv);
-int cmd_herd_up(int argc, char **argv);     /* herd up -D DIR ... */
-int cmd_herd_down(int argc, char **argv);   /* herd down -D DIR */
-
-/* What `herd down -D dir` does; herd up undoes a failed start with it. */
-int herd_down_dir(const char *dir);
 
 #endif

@@ -8,9 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "client/version.h"
 #include "cmd/cmds.h"
-#include "cmd/version.h"
 #include "sim/sim.h"
+#include "up/up.h"
 
 struct herd_cmd {
     const char *name;

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
 

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/sbatch_opts.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/sbatch_opts.h"
 #include "common/conf.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"

@@ -10,10 +10,10 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/jobstate.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/jobstate.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
 #include "common/slurm_errno.h"

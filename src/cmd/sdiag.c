@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
 
 #define PROG "sdiag"
 

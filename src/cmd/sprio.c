@@ -9,10 +9,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/format.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/format.h"
 #include "common/xmalloc.h"
 
 #define PROG "sprio"
