@@ -3,6 +3,7 @@
  * See alloc.h.
  */
 #include "client/alloc.h"
+#include "client/paths.h"
 
 #include <signal.h>
 #include <stdio.h>
@@ -55,7 +56,7 @@ int64_t alloc_create(const char *prog, int argc, char **argv, const char *defaul
     if (!spec)
         return 0;
     char err[256];
-    int status = client_call(prog, "POST", "/v1/jobs", spec, &answer, err, sizeof err);
+    int status = client_call(prog, "POST", PATH_JOBS, spec, &answer, err, sizeof err);
     json_decref(spec);
     int64_t id = status == 200 ? jget_int(answer, "job_id", 0) : 0;
     if (!id)
@@ -80,7 +81,7 @@ static void give_up(const char *prog, int64_t id)
 {
     char path[96], err[256];
     json_t *answer = NULL;
-    snprintf(path, sizeof path, "/v1/jobs/%lld/cancel", (long long)id);
+    snprintf(path, sizeof path, PATH_JOB_CANCEL("%lld"), (long long)id);
     client_call(prog, "POST", path, NULL, &answer, err, sizeof err);
     json_decref(answer);
     fprintf(stderr, "%s: Job allocation %lld has been revoked.\n", prog, (long long)id);
@@ -92,7 +93,7 @@ static json_t *wait_once(const char *prog, int64_t id)
 {
     char path[96], err[256];
     json_t *answer = NULL;
-    snprintf(path, sizeof path, "/v1/jobs/%lld/wait?until=running&timeout=1", (long long)id);
+    snprintf(path, sizeof path, PATH_JOB_WAIT("%lld") "?until=running&timeout=1", (long long)id);
     int status = client_call(prog, "GET", path, NULL, &answer, err, sizeof err);
     json_t *job = status == 200 ? json_incref(json_array_get(json_object_get(answer, "jobs"), 0))
                                 : NULL;
@@ -185,7 +186,7 @@ void alloc_release(const char *prog, int64_t id, int rc)
 {
     char path[96], err[256];
     json_t *body = json_pack("{s:i}", "exit_code", rc > 255 ? 255 : rc < 0 ? 1 : rc), *answer = NULL;
-    snprintf(path, sizeof path, "/v1/jobs/%lld/complete", (long long)id);
+    snprintf(path, sizeof path, PATH_JOB_COMPLETE("%lld"), (long long)id);
     if (strcmp(prog, "salloc") == 0)
         fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", (long long)id);
     int status = client_call(prog, "POST", path, body, &answer, err, sizeof err);

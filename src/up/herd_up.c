@@ -20,6 +20,7 @@
 #include "client/client.h"
 #include "client/cmdutil.h"
 #include "client/nodestate.h"
+#include "client/paths.h"
 #include "common/conf.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
@@ -539,7 +540,7 @@ static bool cluster_ready(const struct conf *c, char *why, size_t n)
 {
     json_t *resp = NULL;
     char err[256];
-    int st = client_call("herd", "GET", "/v1/nodes", NULL, &resp, err, sizeof err);
+    int st = client_call("herd", "GET", PATH_NODES, NULL, &resp, err, sizeof err);
     if (st != 200) {
         snprintf(why, n, "the controller (%s)", st < 0 ? err : client_error_text(resp, st));
         json_decref(resp);

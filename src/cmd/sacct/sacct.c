@@ -15,6 +15,7 @@
 #include "client/client.h"
 #include "client/cmdutil.h"
 #include "client/jobstate.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
 #include "cmd/sacct/sacct.h"
 #include "common/conf.h"
@@ -334,7 +335,7 @@ static int add_window(struct sacct_opts *o, char **q)
 
 static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
 {
-    char *q = xstrdup("/v1/accounting");
+    char *q = xstrdup(PATH_ACCOUNTING);
     struct strlist ids = {0};
     int rc = parse_jobs(o, want, &ids);
     if (rc == 0)

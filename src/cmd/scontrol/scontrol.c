@@ -14,6 +14,7 @@
 #include "client/begintime.h"
 #include "client/client.h"
 #include "client/cmdutil.h"
+#include "client/paths.h"
 #include "client/version.h"
 #include "cmd/cmds.h"
 #include "cmd/scontrol/scontrol.h"
@@ -98,7 +99,7 @@ static int job_action(const char *action, bool user, bool hold, int argc, char *
     }
     for (size_t i = 0; i < ids.n; i++) {
         char path[96];
-        snprintf(path, sizeof path, "/v1/jobs/%s/%s", ids.items[i], action);
+        snprintf(path, sizeof path, PATH_JOB_ACTION("%s", "%s"), ids.items[i], action);
         json_t *body = json_pack("{s:b, s:b}", "user", user, "hold", hold);
         rc |= post(path, body, ids.items[i], NULL);
         json_decref(body);
@@ -181,7 +182,7 @@ static int update_jobs(const char *idlist, int argc, char **argv)
             rc = 1;
     for (size_t i = 0; i < ids.n && !rc; i++) {
         char path[96];
-        snprintf(path, sizeof path, "/v1/jobs/%s/update", ids.items[i]);
+        snprintf(path, sizeof path, PATH_JOB_UPDATE("%s"), ids.items[i]);
         rc |= post(path, body, NULL, "slurm_update error");
     }
     strlist_clear(&ids);
@@ -235,10 +236,10 @@ static int cmd_update(int argc, char **argv)
         rc = update_jobs(v, argc - 1, argv + 1);
     else if (!strncasecmp(argv[0], "NodeName=", 9)) {
         json_object_set_new(body, "nodes", json_rawstr(v));
-        rc = update_simple("/v1/nodes/update", body, node_map, argc - 1, argv + 1);
+        rc = update_simple(PATH_NODES_UPDATE, body, node_map, argc - 1, argv + 1);
     } else if (!strncasecmp(argv[0], "PartitionName=", 14)) {
         json_object_set_new(body, "name", json_rawstr(v));
-        rc = update_simple("/v1/partitions/update", body, part_map, argc - 1, argv + 1);
+        rc = update_simple(PATH_PARTITIONS_UPDATE, body, part_map, argc - 1, argv + 1);
     } else {
         cmd_error(PROG, "Update of this parameter is not supported: %s", argv[0]);
         rc = 1;
@@ -252,7 +253,7 @@ static int cmd_ping(void)
     const struct conf *c = client_conf(PROG);
     json_t *resp = NULL;
     char err[256];
-    int st = client_call(PROG, "GET", "/v1/ping", NULL, &resp, err, sizeof err);
+    int st = client_call(PROG, "GET", PATH_PING, NULL, &resp, err, sizeof err);
     json_decref(resp);
     printf("Slurmctld(primary) at %s is %s\n", c->ctld_host, st == 200 ? "UP" : "DOWN");
     return st == 200 ? 0 : 1;
@@ -278,7 +279,7 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
     if (scontrol_word(w, "ping", 2))
         return cmd_ping();
     if (scontrol_word(w, "reconfigure", 3))
-        return post("/v1/reconfigure", NULL, NULL, "slurm_reconfigure error");
+        return post(PATH_RECONFIGURE, NULL, NULL, "slurm_reconfigure error");
     if (scontrol_word(w, "version", 1)) {
         printf("slurm %s\n", SLURM_COMPAT_VERSION);
         return 0;

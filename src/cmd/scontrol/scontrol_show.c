@@ -15,6 +15,7 @@
 
 #include "client/client.h"
 #include "client/cmdutil.h"
+#include "client/paths.h"
 #include "client/version.h"
 #include "cmd/scontrol/scontrol.h"
 #include "cmd/squeue/squeue.h"
@@ -389,9 +390,9 @@ static int show_job(const struct scontrol_opts *o, const char *id)
         return 1;
     }
     if (one_task)
-        snprintf(path, sizeof path, "/v1/jobs/%u", array_id);
+        snprintf(path, sizeof path, PATH_JOB("%u"), array_id);
     else
-        snprintf(path, sizeof path, id ? "/v1/jobs/%s" : "/v1/jobs", id ? id : "");
+        snprintf(path, sizeof path, id ? PATH_JOB("%s") : PATH_JOBS, id ? id : "");
     json_t *resp = fetch(path, "slurm_load_jobs");
     if (!resp)
         return 1;
@@ -628,7 +629,7 @@ static int show_config(void)
     conf_kv("StateSaveLocation", c->state_save);
     json_t *resp = NULL;
     char err[256];
-    int st = client_call(PROG, "GET", "/v1/ping", NULL, &resp, err, sizeof err);
+    int st = client_call(PROG, "GET", PATH_PING, NULL, &resp, err, sizeof err);
     json_decref(resp);
     printf("\nSlurmctld(primary) at %s is %s\n", c->ctld_host, st == 200 ? "UP" : "DOWN");
     return 0;
@@ -690,9 +691,9 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     if (scontrol_word(what, "job", 1) || scontrol_word(what, "jobs", 1))
         return show_job(o, arg);
     if (scontrol_word(what, "nodes", 1))
-        return show_named(o, "/v1/nodes", "nodes", arg, "Node", node_print);
+        return show_named(o, PATH_NODES, "nodes", arg, "Node", node_print);
     if (scontrol_word(what, "partitions", 1))
-        return show_named(o, "/v1/partitions", "partitions", arg, "Partition", part_print);
+        return show_named(o, PATH_PARTITIONS, "partitions", arg, "Partition", part_print);
     if (scontrol_word(what, "config", 1))
         return show_config();
     if (scontrol_word(what, "hostnames", 5))

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "client/client.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
 #include "cmd/sinfo/sinfo.h"
 #include "common/hostlist.h"
@@ -116,8 +117,8 @@ int cmd_sinfo(int argc, char **argv)
     json_t *parts = NULL, *nodes = NULL;
     int rc = 1;
     if (sinfo_parse(argc, argv, &o) == 0 &&
-        (parts = sinfo_fetch("/v1/partitions", "slurm_load_partitions")) &&
-        (nodes = sinfo_fetch("/v1/nodes", "slurm_load_node"))) {
+        (parts = sinfo_fetch(PATH_PARTITIONS, "slurm_load_partitions")) &&
+        (nodes = sinfo_fetch(PATH_NODES, "slurm_load_node"))) {
         if (o.json)
             sinfo_print_json(stdout, parts, nodes, &o);
         rc = o.json ? 0 : sinfo_print(stdout, parts, nodes, &o, PROG) < 0;

@@ -10,6 +10,7 @@
 
 #include "client/client.h"
 #include "client/jobstate.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
 #include "cmd/squeue/squeue.h"
 #include "common/hostlist.h"
@@ -217,7 +218,7 @@ static char *squeue_path(const struct squeue_opts *o)
         free(users);
         users = next;
     }
-    char *path = xasprintf("/v1/jobs?format=tsv%s%s%s%s%s%s", states ? "&states=" : "",
+    char *path = xasprintf(PATH_JOBS "?format=tsv%s%s%s%s%s%s", states ? "&states=" : "",
                            states ? states : "", users ? "&users=" : "", users ? users : "",
                            o->jobs.n == 1 ? "&ids=" : "", one);
     struct fmt *f = o->json ? NULL : squeue_format(o, PROG);

@@ -18,6 +18,7 @@
 #include "client/alloc.h"
 #include "client/client.h"
 #include "client/cmdutil.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
 #include "cmd/srun/srun.h"
 #include "common/conf.h"
@@ -288,7 +289,7 @@ static json_t *step_request(const struct srun_opts *o)
 static json_t *create_step(const char *jobid, const struct srun_opts *o)
 {
     char path[96], err[256];
-    snprintf(path, sizeof path, "/v1/jobs/%s/steps", jobid);
+    snprintf(path, sizeof path, PATH_JOB_STEPS("%s"), jobid);
     json_t *body = step_request(o), *answer = NULL;
     int status;
     bool waited = false;
@@ -369,7 +370,7 @@ static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_rawstr(*a));
     s->open++;
-    http_stream(s->base, s->munge_socket, n->addr, n->port, "/v1/steps", b, STREAM_TIMEOUT_S,
+    http_stream(s->base, s->munge_socket, n->addr, n->port, PATH_STEPS, b, STREAM_TIMEOUT_S,
                 srun_stream_chunk, stream_done, n);
 }
 
@@ -458,7 +459,7 @@ static void report_end(const char *jobid, int step, int code, int sig, bool canc
     char path[96], err[256];
     json_t *body = json_pack("{s:i, s:i, s:b}", "exit_code", code, "signal", sig, "cancelled",
                              cancelled), *answer = NULL;
-    snprintf(path, sizeof path, "/v1/jobs/%s/steps/%d/complete", jobid, step);
+    snprintf(path, sizeof path, PATH_JOB_STEP_COMPLETE("%s", "%d"), jobid, step);
     client_call(PROG, "POST", path, body, &answer, err, sizeof err);
     json_decref(body);
     json_decref(answer);

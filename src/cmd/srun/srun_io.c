@@ -11,6 +11,7 @@
 
 #include <jansson.h>
 
+#include "client/paths.h"
 #include "cmd/srun/srun.h"
 #include "common/http.h"
 #include "common/xmalloc.h"
@@ -215,6 +216,6 @@ void srun_signal_tasks(struct srun *s, int sig)
 {
     for (size_t i = 0; i < s->nnodes; i++)
         if (!s->nodes[i].done)
-            srun_node_call(&s->nodes[i], "/v1/steps/signal", json_pack("{s:i}", "signal", sig),
+            srun_node_call(&s->nodes[i], PATH_STEPS_SIGNAL, json_pack("{s:i}", "signal", sig),
                            10, signal_sent, s);
 }

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 
+#include "client/paths.h"
 #include "cmd/srun/srun.h"
 #include "common/http.h"
 
@@ -41,7 +42,7 @@ static void fence_release(struct srun *s)
         }
     for (size_t i = 0; i < s->nnodes; i++)
         if (!s->nodes[i].done)
-            srun_node_call(&s->nodes[i], "/v1/steps/pmi", json_pack("{s:O}", "kvs", all),
+            srun_node_call(&s->nodes[i], PATH_STEPS_PMI, json_pack("{s:O}", "kvs", all),
                            FENCE_CALL_TIMEOUT_S, fence_sent, s);
     json_decref(all);
 }

@@ -13,6 +13,7 @@
 
 #include <event2/event.h>
 
+#include "client/paths.h"
 #include "cmd/srun/srun.h"
 #include "common/base64.h"
 #include "common/http.h"
@@ -67,7 +68,7 @@ static void send_chunk(struct srun_stdin *in, const char *data, size_t len, bool
         if (size)
             json_object_set(b, "pty", size);
         in->calls++;
-        srun_node_call(n, "/v1/steps/stdin", b, STDIN_CALL_TIMEOUT_S, chunk_sent, in);
+        srun_node_call(n, PATH_STEPS_STDIN, b, STDIN_CALL_TIMEOUT_S, chunk_sent, in);
     }
     free(b64);
     json_decref(size);
