@@ -31,7 +31,8 @@ obj = $(patsubst src/%.c,$(B)/obj/%.o,$(1))
 
 COMMON_LIB := $(B)/lib/libherdcommon.a
 SCHED_LIB  := $(B)/lib/libherdsched.a
-CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag srun salloc sacctmgr
+# The Slurm commands, links to herd: the names in src/cmd/commands.def.
+CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands.def}
 
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))

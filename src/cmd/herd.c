@@ -43,18 +43,9 @@ struct herd_cmd {
 };
 
 static const struct herd_cmd herd_cmds[] = {
-    {"sbatch", cmd_sbatch, "submit a batch script"},
-    {"squeue", cmd_squeue, "list jobs"},
-    {"sinfo", cmd_sinfo, "list partitions and nodes"},
-    {"scancel", cmd_scancel, "cancel or signal jobs"},
-    {"scontrol", cmd_scontrol, "show and change jobs, nodes, partitions"},
-    {"sprio", cmd_sprio, "job priorities and their factors"},
-    {"sshare", cmd_sshare, "fair-share tree and usage"},
-    {"sacct", cmd_sacct, "job accounting records"},
-    {"srun", cmd_srun, "run a parallel job step (in an allocation, or in one of its own)"},
-    {"salloc", cmd_salloc, "get an allocation and run a command in it"},
-    {"sacctmgr", cmd_sacctmgr, "list users, accounts and associations"},
-    {"sdiag", cmd_sdiag, "scheduling statistics of the controller"},
+#define HERD_CMD(name, help) {#name, cmd_##name, help},
+#include "cmd/commands.def"
+#undef HERD_CMD
     {"sim", herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
