@@ -18,7 +18,6 @@
 #include "client/paths.h"
 #include "client/version.h"
 #include "cmd/scontrol/scontrol.h"
-#include "cmd/squeue/squeue.h"
 #include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/taskset.h"
