@@ -21,7 +21,9 @@ COMMON_SRC := $(wildcard src/common/*.c)
 SCHED_SRC  := $(wildcard src/sched/*.c)
 CTLD_SRC   := $(wildcard src/ctld/*.c)
 NODED_SRC  := $(wildcard src/noded/*.c)
-CMD_SRC    := $(wildcard src/cmd/*.c)
+# The client: the commands (each in src/cmd or a folder of its own there),
+# what they share (src/client) and herd up/down (src/up).
+CMD_SRC    := $(shell find src/cmd src/client src/up -name '*.c' | sort)
 SIM_SRC    := $(wildcard src/sim/*.c)
 UNIT_SRC   := $(wildcard tests/unit/*.c)
 
@@ -29,9 +31,10 @@ obj = $(patsubst src/%.c,$(B)/obj/%.o,$(1))
 
 COMMON_LIB := $(B)/lib/libherdcommon.a
 SCHED_LIB  := $(B)/lib/libherdsched.a
-CLIENT_LINKS := sbatch squeue sinfo scancel sacct sprio sshare scontrol sdiag srun salloc sacctmgr
+# The Slurm commands, links to herd: the names in src/cmd/commands.def.
+CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands.def}
 
-BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd
+BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
 .PHONY: all clean test unit integration demo deps bench links
@@ -64,12 +67,17 @@ $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -ldl -lm
 
 # The client: sbatch, squeue, ... are links to it; it links no SQLite and no
-# scheduler. `herd sim` is the exception that needs the scheduler core. Its
-# libraries are linked statically where Debian ships archives: every command
-# starts faster without the dynamic loader's work for them.
+# scheduler. Its libraries are linked statically where Debian ships archives:
+# every command starts faster without the dynamic loader's work for them.
 # (libevent: srun streams its tasks' output over HTTP.)
 CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lm
-$(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
+$(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
+
+# `herd sim` runs this program, found beside herd: the simulator needs the
+# scheduling core, which the commands do not link.
+$(B)/bin/herd-sim: $(call obj,$(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
 
@@ -78,7 +86,7 @@ $(B)/bin/herd: $(call obj,$(CMD_SRC) $(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 CMD_LIB  := $(B)/lib/libherdcmd.a
 CTLD_LIB := $(B)/lib/libherdctld.a
 NODED_LIB := $(B)/lib/libherdnoded.a
-$(CMD_LIB): $(filter-out $(B)/obj/cmd/herd.o,$(call obj,$(CMD_SRC) $(SIM_SRC)))
+$(CMD_LIB): $(filter-out $(B)/obj/cmd/herd.o $(B)/obj/sim/main.o,$(call obj,$(CMD_SRC) $(SIM_SRC)))
 $(CTLD_LIB): $(filter-out $(B)/obj/ctld/main.o,$(call obj,$(CTLD_SRC)))
 $(NODED_LIB): $(filter-out $(B)/obj/noded/main.o,$(call obj,$(NODED_SRC)))
 $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):

@@ -1,26 +1,13 @@
 /*
- * cmds: every command of the multi-call client binary. herd.c picks one by
- * argv[0] (sbatch, squeue, ...) or by `herd NAME`. Each returns the exit code.
+ * cmds: every command of the multi-call client binary, cmd_NAME for each
+ * line of cmd/commands.def. herd.c picks one by argv[0] (sbatch, squeue, ...)
+ * or by `herd NAME`. Each returns the exit code.
  */
 #ifndef HERD_CMDS_H
 #define HERD_CMDS_H
 
-int cmd_sbatch(int argc, char **argv);
-int cmd_squeue(int argc, char **argv);
-int cmd_sinfo(int argc, char **argv);
-int cmd_scancel(int argc, char **argv);
-int cmd_scontrol(int argc, char **argv);
-int cmd_sprio(int argc, char **argv);
-int cmd_sshare(int argc, char **argv);
-int cmd_sdiag(int argc, char **argv);
-int cmd_sacct(int argc, char **argv);
-int cmd_srun(int argc, char **argv);
-int cmd_salloc(int argc, char **argv);
-int cmd_sacctmgr(int argc, char **argv);
-int cmd_herd_up(int argc, char **argv);     /* herd up -D DIR ... */
-int cmd_herd_down(int argc, char **argv);   /* herd down -D DIR */
-
-/* What `herd down -D dir` does; herd up undoes a failed start with it. */
-int herd_down_dir(const char *dir);
+#define HERD_CMD(name, help) int cmd_##name(int argc, char **argv);
+#include "cmd/commands.def"
+#undef HERD_CMD
 
 #endif

@@ -3,14 +3,38 @@
  * (links to it) it is that command; called as herd it takes the command as
  * its first argument: `herd up`, `herd down`, `herd squeue ...`.
  */
+#include <errno.h>
 #include <libgen.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "client/version.h"
 #include "cmd/cmds.h"
-#include "cmd/version.h"
-#include "sim/sim.h"
+#include "up/up.h"
+
+/* `herd sim` is the program herd-sim beside this one (the real file, not a
+ * link to it): the simulator links the scheduling core, the commands do not.
+ * argv[0] stays "sim", the name its messages give. */
+static int herd_sim(int argc, char **argv)
+{
+    static const char name[] = "herd-sim";
+    char path[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path);
+    char *slash = n > 0 && n < (ssize_t)sizeof path ? memrchr(path, '/', n) : NULL;
+    (void)argc;
+    if (!slash || (size_t)(slash + 1 - path) + sizeof name > sizeof path) {
+        fprintf(stderr, "herd: cannot find herd-sim: %s\n",
+                n < 0 ? strerror(errno) : "path too long");
+        return 1;
+    }
+    memcpy(slash + 1, name, sizeof name);
+    execv(path, argv);
+    fprintf(stderr, "herd: cannot run %s: %s\n", path, strerror(errno));
+    return 1;
+}
 
 struct herd_cmd {
     const char *name;
@@ -19,19 +43,10 @@ struct herd_cmd {
 };
 
 static const struct herd_cmd herd_cmds[] = {
-    {"sbatch", cmd_sbatch, "submit a batch script"},
-    {"squeue", cmd_squeue, "list jobs"},
-    {"sinfo", cmd_sinfo, "list partitions and nodes"},
-    {"scancel", cmd_scancel, "cancel or signal jobs"},
-    {"scontrol", cmd_scontrol, "show and change jobs, nodes, partitions"},
-    {"sprio", cmd_sprio, "job priorities and their factors"},
-    {"sshare", cmd_sshare, "fair-share tree and usage"},
-    {"sacct", cmd_sacct, "job accounting records"},
-    {"srun", cmd_srun, "run a parallel job step (in an allocation, or in one of its own)"},
-    {"salloc", cmd_salloc, "get an allocation and run a command in it"},
-    {"sacctmgr", cmd_sacctmgr, "list users, accounts and associations"},
-    {"sdiag", cmd_sdiag, "scheduling statistics of the controller"},
-    {"sim", cmd_herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
+#define HERD_CMD(name, help) {#name, cmd_##name, help},
+#include "cmd/commands.def"
+#undef HERD_CMD
+    {"sim", herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
     {NULL, NULL, NULL},

@@ -12,9 +12,10 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
@@ -287,7 +288,7 @@ int cmd_sacctmgr(int argc, char **argv)
     if (parse_opts(&m, argc, argv) == 0) {
         if (!m.ncols)
             default_cols(&m);
-        int status = client_call(PROG, "GET", "/v1/shares", NULL, &answer, err, sizeof err);
+        int status = client_call(PROG, "GET", PATH_SHARES, NULL, &answer, err, sizeof err);
         if (status == 200) {
             m.assocs = json_object_get(answer, "associations");
             print_rows(&m);

@@ -11,9 +11,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cmd/alloc.h"
+#include "client/alloc.h"
 #include "cmd/cmds.h"
-#include "cmd/srun.h"
+#include "cmd/srun/srun.h"
 
 #define PROG "salloc"
 

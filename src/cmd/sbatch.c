@@ -13,10 +13,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/paths.h"
+#include "client/sbatch_opts.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/sbatch_opts.h"
 #include "common/conf.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
@@ -172,14 +173,14 @@ static int submit(json_t *spec, json_int_t *job_id)
 {
     char err[256] = "";
     json_t *resp = NULL;
-    int status = client_call(PROG, "POST", "/v1/jobs", spec, &resp, err, sizeof(err));
+    int status = client_call(PROG, "POST", PATH_JOBS, spec, &resp, err, sizeof(err));
     for (unsigned tries = 0; tries < QUEUE_FULL_RETRIES && queue_full(status, resp); ) {
         if (tries == 0)
             fprintf(stderr, PROG ": error: Slurm job queue full, sleeping and retrying\n");
         sleep(++tries);
         json_decref(resp);
         resp = NULL;
-        status = client_call(PROG, "POST", "/v1/jobs", spec, &resp, err, sizeof(err));
+        status = client_call(PROG, "POST", PATH_JOBS, spec, &resp, err, sizeof(err));
     }
     if (status == 200) {
         *job_id = json_integer_value(json_object_get(resp, "job_id"));
@@ -214,7 +215,7 @@ static int job_wait(json_int_t job_id)
     char path[96], err[256];
     struct timespec pause = { 1, 0 };
 
-    snprintf(path, sizeof(path), "/v1/jobs/%lld/wait?until=end&timeout=50", (long long)job_id);
+    snprintf(path, sizeof(path), PATH_JOB_WAIT("%lld") "?until=end&timeout=50", (long long)job_id);
     for (;;) {
         json_t *resp = NULL, *job;
         int status = client_call(PROG, "GET", path, NULL, &resp, err, sizeof(err));

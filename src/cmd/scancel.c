@@ -10,10 +10,11 @@
 #include <strings.h>
 #include <unistd.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/jobstate.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/jobstate.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
 #include "common/slurm_errno.h"
@@ -213,7 +214,7 @@ static int scancel_select(struct scancel_opts *o)
     size_t i;
     /* only what scancel_matches reads: the whole jobs cost more than the cancel */
     int status = client_call(PROG, "GET",
-                             "/v1/jobs?fields=job_id,state,user_id,name,partition,array_job_id",
+                             PATH_JOBS "?fields=job_id,state,user_id,name,partition,array_job_id",
                              NULL, &answer, err, sizeof err);
     if (status != 200) {
         cmd_error(PROG, "%s", status < 0 ? err : client_error_text(answer, status));
@@ -284,7 +285,7 @@ static int scancel_one(const struct scancel_opts *o, const char *id)
         json_object_set_new(body, "array_tasks", json_string(tasks));
     else
         snprintf(base, sizeof base, "%s", id);
-    snprintf(path, sizeof path, "/v1/jobs/%s/cancel", base);
+    snprintf(path, sizeof path, PATH_JOB_CANCEL("%s"), base);
     int status = client_call(PROG, "POST", path, body, &answer, err, sizeof err);
     json_decref(body);
     int rc = status == 200 ? 0 : scancel_failed(o, id, status, answer, err);
@@ -304,7 +305,7 @@ static int scancel_many(const struct scancel_opts *o)
         json_array_append_new(ids, json_integer(strtoll(o->ids.items[i], NULL, 10)));
     }
     json_object_set_new(body, "job_ids", ids);
-    int status = client_call(PROG, "POST", "/v1/jobs/cancel", body, &answer, err, sizeof err);
+    int status = client_call(PROG, "POST", PATH_JOBS_CANCEL, body, &answer, err, sizeof err);
     json_decref(body);
     int rc = 0;
     if (status != 200) {

@@ -11,9 +11,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
 
 #define PROG "sdiag"
 
@@ -89,7 +90,7 @@ int cmd_sdiag(int argc, char **argv)
     }
     json_t *answer = NULL;
     char err[256];
-    int st = client_call(PROG, reset ? "POST" : "GET", reset ? "/v1/diag/reset" : "/v1/diag",
+    int st = client_call(PROG, reset ? "POST" : "GET", reset ? PATH_DIAG_RESET : PATH_DIAG,
                          NULL, &answer, err, sizeof err);
     int rc = st == 200 ? 0 : 1;
     if (st != 200)

@@ -9,10 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/format.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
-#include "cmd/format.h"
 #include "common/xmalloc.h"
 
 #define PROG "sprio"
@@ -280,7 +281,7 @@ int cmd_sprio(int argc, char **argv)
     char err[256];
     int rc = 1;
     if (sprio_parse(argc, argv, &o) == 0) {
-        int st = client_call(PROG, "GET", "/v1/priorities", NULL, &answer, err, sizeof err);
+        int st = client_call(PROG, "GET", PATH_PRIORITIES, NULL, &answer, err, sizeof err);
         if (st != 200)
             cmd_error(PROG, "%s", st < 0 ? err : client_error_text(answer, st));
         else if (strcmp(jget_str(answer, "priority_type", ""), "priority/basic") == 0)

@@ -12,9 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd/client.h"
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/paths.h"
 #include "cmd/cmds.h"
-#include "cmd/cmdutil.h"
 #include "common/xmalloc.h"
 
 #define PROG "sshare"
@@ -174,7 +175,7 @@ int cmd_sshare(int argc, char **argv)
     char err[256];
     int rc = 1;
     if (sshare_parse(argc, argv, &o) == 0) {
-        int st = client_call(PROG, "GET", "/v1/shares", NULL, &answer, err, sizeof err);
+        int st = client_call(PROG, "GET", PATH_SHARES, NULL, &answer, err, sizeof err);
         if (st == 200) {
             sshare_print(&o, answer);
             rc = 0;

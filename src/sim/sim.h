@@ -1,7 +1,8 @@
 /*
  * sim: `herd sim`, replaying a workload trace (SWF) through the real
  * scheduling core on simulated time, and the figures the literature reports
- * on it (wait, bounded slowdown, utilization).
+ * on it (wait, bounded slowdown, utilization). A program of its own, herd-sim
+ * (main.c), which `herd sim` runs: the commands link no scheduler.
  */
 #ifndef HERD_SIM_H
 #define HERD_SIM_H

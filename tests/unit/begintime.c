@@ -7,7 +7,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "cmd/begintime.h"
+#include "client/begintime.h"
 
 static int64_t at(int y, int mo, int d, int h, int mi, int s)
 {

@@ -9,10 +9,10 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "cmd/format.h"
-#include "cmd/jobstate.h"
-#include "cmd/nodestate.h"
-#include "cmd/squeue.h"
+#include "client/format.h"
+#include "client/jobstate.h"
+#include "client/nodestate.h"
+#include "cmd/squeue/squeue.h"
 #include "common/hostlist.h"
 #include "common/xmalloc.h"
 
@@ -155,7 +155,7 @@ static void test_nodestate(void **state)
 }
 
 /* now = 1000000 = Mon Jan 12 13:46:40 1970 UTC; the controller's table
- * (src/cmd/squeue_rows.h) */
+ * (src/cmd/squeue/squeue_rows.h) */
 static const char *jobs_fixture =
     "now\t1000000\n"
     "job_id\tuser_id\tuser_name\tpartition\tname\tstate\treason\tsubmit_time\tstart_time\t"

@@ -11,10 +11,10 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "cmd/netns.h"
-#include "cmd/netns_int.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
+#include "up/netns.h"
+#include "up/netns_int.h"
 
 static char *slurp(const char *path)
 {

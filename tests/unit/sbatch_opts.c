@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd/sbatch_opts.h"
+#include "client/sbatch_opts.h"
 
 static char err[1024];
 

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd/sinfo.h"
+#include "cmd/sinfo/sinfo.h"
 
 static const char *parts_fixture =
     "{\"partitions\": ["

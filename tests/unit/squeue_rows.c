@@ -1,5 +1,5 @@
 /* Unit tests of squeue's reading of the controller's job table
- * (src/cmd/squeue_rows.h): cells unescaped in place, \N as no value,
+ * (src/cmd/squeue/squeue_rows.h): cells unescaped in place, \N as no value,
  * unknown columns skipped, numbers (read fast, printed as they came) and
  * booleans, rows added for -r, and
  * an answer that is no table refused. */
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "cmd/squeue_rows.h"
+#include "cmd/squeue/squeue_rows.h"
 #include "common/xmalloc.h"
 
 static void test_table(void **state)

@@ -1,0 +1,472 @@
+/*
+ * sacct: the accounting records of jobs, as Slurm's sacct shows them, read
+ * from the controller (GET /v1/accounting), which keeps every job's record.
+ * The controller selects (ids, users, names, partitions, states, the time
+ * window, nodes); this side chooses the window as Slurm does and prints.
+ */
+#include <ctype.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client.h"
+#include "client/cmdutil.h"
+#include "client/jobstate.h"
+#include "client/paths.h"
+#include "cmd/cmds.h"
+#include "cmd/sacct/sacct.h"
+#include "common/conf.h"
+#include "common/xmalloc.h"
+
+#define PROG "sacct"
+
+enum {
+    OPT_NAME = 0x100, OPT_DELIM, OPT_UNITS, OPT_JSON, OPT_NOCONVERT, OPT_HELP, OPT_USAGE,
+};
+
+static const struct option sacct_options[] = {
+    {"allusers", no_argument, NULL, 'a'},
+    {"accounts", required_argument, NULL, 'A'},
+    {"allocations", no_argument, NULL, 'X'},
+    {"allclusters", no_argument, NULL, 'L'},
+    {"brief", no_argument, NULL, 'b'},
+    {"clusters", required_argument, NULL, 'M'},
+    {"delimiter", required_argument, NULL, OPT_DELIM},
+    {"duplicates", no_argument, NULL, 'D'},
+    {"endtime", required_argument, NULL, 'E'},
+    {"format", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, OPT_HELP},
+    {"helpformat", no_argument, NULL, 'e'},
+    {"jobs", required_argument, NULL, 'j'},
+    {"job", required_argument, NULL, 'j'},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"long", no_argument, NULL, 'l'},
+    {"name", required_argument, NULL, OPT_NAME},
+    {"noconvert", no_argument, NULL, OPT_NOCONVERT},
+    {"nodelist", required_argument, NULL, 'N'},
+    {"noheader", no_argument, NULL, 'n'},
+    {"parsable", no_argument, NULL, 'p'},
+    {"parsable2", no_argument, NULL, 'P'},
+    {"partition", required_argument, NULL, 'r'},
+    {"starttime", required_argument, NULL, 'S'},
+    {"state", required_argument, NULL, 's'},
+    {"truncate", no_argument, NULL, 'T'},
+    {"units", required_argument, NULL, OPT_UNITS},
+    {"usage", no_argument, NULL, OPT_USAGE},
+    {"user", required_argument, NULL, 'u'},
+    {"verbose", no_argument, NULL, 'v'},
+    {NULL, 0, NULL, 0},
+};
+
+struct sacct_opts {
+    const char *format;
+    bool all_users, brief, long_fmt, json;
+    struct strlist jobs, users, names, parts, states;
+    const char *start, *end, *nodes;
+    struct sacct_out out;
+    struct sacct_ctx ctx;
+};
+
+static void sacct_usage(void)
+{
+    printf("Usage: sacct [-a] [-b] [-e] [-j jobs] [-l] [-n] [-N nodes] [-o format] [-p|-P]\n"
+           "             [-r partitions] [-s states] [-S start] [-E end] [-u users] [-X]\n"
+           "             [--name names] [--delimiter c] [--units K|M|G|T|P] [--json]\n");
+}
+
+static void sacct_helpformat(void)
+{
+    size_t i = 0;
+    for (const struct sacct_field *f = sacct_fields; f->name; f++, i++)
+        printf("%-20s%s", f->name, i % 4 == 3 || !f[1].name ? "\n" : "");
+}
+
+static int opt_units(struct sacct_opts *o, const char *s)
+{
+    char u = (char)toupper((unsigned char)s[0]);
+    if (!s[0] || (s[1] && !(toupper((unsigned char)s[1]) == 'B' && !s[2])) ||
+        !strchr("KMGTP", u)) {
+        cmd_error(PROG, "Invalid --units value: %s", s);
+        return -1;
+    }
+    o->ctx.units = u;
+    return 0;
+}
+
+static int opt_states(struct sacct_opts *o, const char *csv)
+{
+    struct strlist l = {0};
+    int rc = 0;
+    strlist_split(&l, csv);
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        const char *name = jobstate_parse(l.items[i]);
+        if (!name) {
+            cmd_error(PROG, "Invalid state: %s", l.items[i]);
+            rc = -1;
+        } else {
+            strlist_split(&o->states, name);
+        }
+    }
+    strlist_clear(&l);
+    return rc;
+}
+
+static int sacct_option(struct sacct_opts *o, int c)
+{
+    switch (c) {
+    case 'a': o->all_users = true; return 0;
+    case 'b': o->brief = true; return 0;
+    case 'l': o->long_fmt = true; return 0;
+    case 'n': o->out.noheader = true; return 0;
+    case 'p': o->out.parsable = 1; return 0;
+    case 'P': o->out.parsable = 2; return 0;
+    case 'X': o->out.allocations = true; return 0;
+    case 'o': o->format = optarg; return 0;
+    case 'j': strlist_split(&o->jobs, optarg); return 0;
+    case 'u': strlist_split(&o->users, optarg); return 0;
+    case 'r': strlist_split(&o->parts, optarg); return 0;
+    case 's': return opt_states(o, optarg);
+    case 'S': o->start = optarg; return 0;
+    case 'E': o->end = optarg; return 0;
+    case 'N': o->nodes = optarg; return 0;
+    case OPT_NAME: strlist_split_raw(&o->names, optarg); return 0;
+    case OPT_DELIM: o->out.delim = optarg; return 0;
+    case OPT_UNITS: return opt_units(o, optarg);
+    case OPT_JSON: o->json = true; return 0;
+    case OPT_NOCONVERT: o->ctx.noconvert = true; return 0;
+    case 'A': case 'D': case 'L': case 'M': case 'T': case 'v': return 0;
+    case 'e': sacct_helpformat(); exit(0);
+    case OPT_HELP: case OPT_USAGE: sacct_usage(); exit(0);
+    default:
+        fprintf(stderr, "Try \"sacct --help\" for more information\n");
+        return -1;
+    }
+}
+
+/* "JobID%20,State": the columns; an unknown field is fatal, as in Slurm. */
+static int parse_format(struct sacct_out *out, const char *spec)
+{
+    struct strlist l = {0};
+    strlist_split(&l, spec);
+    int rc = 0;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        char *item = l.items[i], *pct = strchr(item, '%');
+        int width = 0;
+        if (pct) {
+            width = atoi(pct + 1);
+            *pct = '\0';
+        }
+        const struct sacct_field *f = sacct_field_find(item);
+        if (!f) {
+            fprintf(stderr, "Invalid field requested: \"%s\"\n", item);
+            rc = -1;
+            break;
+        }
+        out->cols = xrealloc(out->cols, (out->ncols + 1) * sizeof *out->cols);
+        out->cols[out->ncols++] = (struct sacct_col){ f, width ? width : f->width };
+    }
+    strlist_clear(&l);
+    if (rc == 0 && !out->ncols) {
+        cmd_error(PROG, "No fields to print");
+        rc = -1;
+    }
+    return rc;
+}
+
+static int sacct_parse(int argc, char **argv, struct sacct_opts *o)
+{
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "aA:bDE:ehj:lLM:nN:o:pPr:s:S:Tu:vX", sacct_options,
+                            NULL)) != -1)
+        if (sacct_option(o, c) < 0)
+            return -1;
+    if (optind < argc) {
+        cmd_error(PROG, "Unrecognized option: %s", argv[optind]);
+        sacct_usage();
+        return -1;
+    }
+    const char *fmt = o->format ? o->format : getenv("SACCT_FORMAT");
+    if (!fmt || !*fmt)
+        fmt = o->long_fmt ? SACCT_FORMAT_LONG : o->brief ? SACCT_FORMAT_BRIEF : SACCT_FORMAT;
+    if (!o->out.delim)
+        o->out.delim = "|";
+    return parse_format(&o->out, fmt);
+}
+
+static void opts_clear(struct sacct_opts *o)
+{
+    strlist_clear(&o->jobs);
+    strlist_clear(&o->users);
+    strlist_clear(&o->names);
+    strlist_clear(&o->parts);
+    strlist_clear(&o->states);
+    free(o->out.cols);
+}
+
+/* RFC 3986 percent-encoding of a query value. */
+static void add_encoded(char **q, const char *v)
+{
+    for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
+        char *next = isalnum(*p) || strchr("-._~,", *p) ? xasprintf("%s%c", *q, *p)
+                                                         : xasprintf("%s%%%02X", *q, *p);
+        free(*q);
+        *q = next;
+    }
+}
+
+static void add_param(char **q, const char *key, const char *value)
+{
+    char *next = xasprintf("%s%s%s=", *q, strchr(*q, '?') ? "&" : "?", key);
+    free(*q);
+    *q = next;
+    add_encoded(q, value);
+}
+
+static void add_list(char **q, const char *key, const struct strlist *l)
+{
+    if (!l->n)
+        return;
+    char *csv = xstrdup("");
+    for (size_t i = 0; i < l->n; i++) {
+        char *next = xasprintf("%s%s%s", csv, i ? "," : "", l->items[i]);
+        free(csv);
+        csv = next;
+    }
+    add_param(q, key, csv);
+    free(csv);
+}
+
+/* -j items: "123", "123.batch", "123_4", "123_4.batch"; the ids (of an
+ * array for 123_4) go to the controller, tasks and steps choose rows here. */
+static int parse_jobs(struct sacct_opts *o, struct sacct_want **want, struct strlist *ids)
+{
+    *want = xcalloc(o->jobs.n + 1, sizeof **want);
+    for (size_t i = 0; i < o->jobs.n; i++) {
+        char *item = o->jobs.items[i], *dot = strchr(item, '.'), num[16];
+        if (dot)
+            *dot = '\0';
+        uint32_t id = cmd_parse_job_id(item), task = 0;
+        bool one_task = !id && cmd_parse_task_id(item, &id, &task);
+        if (!id) {
+            cmd_error(PROG, "Invalid job id: %s", item);
+            return -1;
+        }
+        (*want)[i] = (struct sacct_want){ id, dot ? dot + 1 : NULL, one_task ? (int64_t)task : -1 };
+        snprintf(num, sizeof num, "%u", id);
+        strlist_split(ids, num);
+    }
+    return 0;
+}
+
+static int add_users(struct sacct_opts *o, char **q)
+{
+    struct strlist uids = {0};
+    int rc = 0;
+    char num[24];
+    for (size_t i = 0; i < o->users.n && rc == 0; i++) {
+        uid_t uid;
+        if (cmd_parse_user(o->users.items[i], &uid) < 0) {
+            cmd_error(PROG, "Invalid user id: %s", o->users.items[i]);
+            rc = -1;
+        } else {
+            snprintf(num, sizeof num, "%u", (unsigned)uid);
+            strlist_split(&uids, num);
+        }
+    }
+    /* as Slurm: a user sees their own jobs unless -a or -u; root sees all */
+    if (!o->users.n && !o->all_users && geteuid() != 0) {
+        snprintf(num, sizeof num, "%u", (unsigned)geteuid());
+        strlist_split(&uids, num);
+    }
+    add_list(q, "users", &uids);
+    strlist_clear(&uids);
+    return rc;
+}
+
+static time_t midnight(time_t now)
+{
+    struct tm tm;
+    localtime_r(&now, &tm);
+    tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+    tm.tm_isdst = -1;
+    return mktime(&tm);
+}
+
+static int parse_when(const char *s, time_t now, time_t *t)
+{
+    if (sacct_parse_time(s, now, t) == 0)
+        return 0;
+    fprintf(stderr, "Invalid time specification (pos=0): %s\n", s);
+    return -1;
+}
+
+/* Slurm's window: -S, else none with -j, else now with -s, else midnight
+ * today; -E, else now. */
+static int add_window(struct sacct_opts *o, char **q)
+{
+    time_t now = time(NULL), start, end = now;
+    if ((o->start && parse_when(o->start, now, &start) < 0) ||
+        (o->end && parse_when(o->end, now, &end) < 0))
+        return -1;
+    if (!o->start) {
+        if (o->jobs.n && !o->end)
+            return 0;
+        start = o->jobs.n ? 0 : o->states.n ? now : midnight(now);
+    }
+    if (start > end) {
+        char a[64], b[64];
+        struct tm tm;
+        strftime(a, sizeof a, "%Y-%m-%dT%H:%M:%S", localtime_r(&start, &tm));
+        strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%S", localtime_r(&end, &tm));
+        cmd_error(PROG, "Start time (%s) requested is after end time (%s).", a, b);
+        return -1;
+    }
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)start);
+    add_param(q, "start", num);
+    snprintf(num, sizeof num, "%lld", (long long)end);
+    add_param(q, "end", num);
+    return 0;
+}
+
+static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
+{
+    char *q = xstrdup(PATH_ACCOUNTING);
+    struct strlist ids = {0};
+    int rc = parse_jobs(o, want, &ids);
+    if (rc == 0)
+        rc = add_users(o, &q);
+    if (rc == 0)
+        rc = add_window(o, &q);
+    add_list(&q, "ids", &ids);
+    add_list(&q, "names", &o->names);
+    add_list(&q, "partitions", &o->parts);
+    add_list(&q, "states", &o->states);
+    if (o->nodes)
+        add_param(&q, "nodes", o->nodes);
+    strlist_clear(&ids);
+    if (rc < 0) {
+        free(q);
+        return NULL;
+    }
+    return q;
+}
+
+/* Whether a window query (no -j) leaves the job out: Slurm 22.05 lists a
+ * job in a window only once it was eligible to run, so never a held job
+ * that did not run (pending, or cancelled so), nor an array's record once
+ * tasks have left it: both show Eligible Unknown (slurm-ref, 2026-12).
+ * With -s the window is the time in those states, and only a pending job
+ * needs to have been eligible. */
+static bool outside_window(const json_t *rec, bool by_state)
+{
+    if (json_array_size(json_object_get(rec, "allocs")) > 0)
+        return false;   /* it ran */
+    if (by_state && strcmp(jget_str(rec, "state", ""), "PENDING"))
+        return false;
+    if (jget_bool(rec, "held_user", false) || jget_bool(rec, "held_admin", false))
+        return true;
+    const char *tasks = jget_str(rec, "array_task_str", "");
+    return *tasks && strcmp(tasks, jget_str(json_object_get(rec, "spec"), "array", ""));
+}
+
+/* What is done with each job of the answer, in the answer's order: a
+ * table row, or --json's document. An array's pending record is printed
+ * after the tasks that follow it, as in Slurm 22.05 (its tasks left it and
+ * were recorded after it). */
+struct sacct_run {
+    const struct sacct_opts *o;
+    const struct sacct_want *want;
+    json_t *held;   /* that pending record, until its tasks are printed */
+    json_t *json;   /* --json: the jobs' documents */
+};
+
+static void release_held(struct sacct_run *s)
+{
+    if (s->held)
+        sacct_print_job(stdout, &s->o->out, &s->o->ctx, s->held, s->want, s->o->jobs.n);
+    json_decref(s->held);
+    s->held = NULL;
+}
+
+static void take_job(struct sacct_run *s, json_t *j)
+{
+    const struct sacct_opts *o = s->o;
+    const json_t *rec = json_object_get(j, "record");
+    if (s->json) {
+        sacct_json_add(s->json, j, &o->ctx, s->want, o->jobs.n);
+        return;
+    }
+    if (!o->jobs.n && outside_window(rec, o->states.n > 0))
+        return;
+    int64_t array = jget_int(rec, "array_job_id", 0);
+    if (s->held && array != jget_int(json_object_get(s->held, "record"), "array_job_id", 0))
+        release_held(s);
+    if (!s->held && array && sacct_is_pending_array(rec))
+        s->held = json_incref(j);
+    else
+        sacct_print_job(stdout, &o->out, &o->ctx, j, s->want, o->jobs.n);
+}
+
+/* The answer of ?format=lines: {"now": T}, then a job a line, each parsed
+ * and handed on alone (100,000 records as one tree cost seconds). */
+static int take_answer(struct sacct_opts *o, struct sacct_run *s, char *text, size_t len)
+{
+    char *end = text + len, *nl;
+    for (char *line = text; line < end; line = nl + 1) {
+        if (!(nl = memchr(line, '\n', (size_t)(end - line))))
+            nl = end;
+        json_t *j = nl > line ? json_loadb(line, (size_t)(nl - line), 0, NULL) : NULL;
+        if (!j && nl > line) {
+            cmd_error(PROG, "Unexpected message received");
+            return -1;
+        }
+        if (j && line == text)
+            o->ctx.now = jget_int(j, "now", (int64_t)time(NULL));
+        else if (j)
+            take_job(s, j);
+        json_decref(j);
+    }
+    return 0;
+}
+
+int cmd_sacct(int argc, char **argv)
+{
+    struct sacct_opts o = {0};
+    struct sacct_want *want = NULL;
+    json_t *error = NULL;
+    char err[256], *path = NULL, *text = NULL;
+    size_t len;
+    int rc = 1;
+    if (sacct_parse(argc, argv, &o) < 0 || !(path = sacct_path(&o, &want)))
+        goto out;
+    add_param(&path, "format", "lines");
+    int status = client_get_text(PROG, path, &text, &len, &error, err, sizeof err);
+    if (status != 200) {
+        cmd_error(PROG, "%s", status < 0 ? err : client_error_text(error, status));
+        goto out;
+    }
+    o.ctx.cluster = client_conf(PROG)->cluster_name;
+    struct sacct_run s = { &o, want, NULL, o.json ? json_array() : NULL };
+    if (!o.json)
+        sacct_print_header(stdout, &o.out);
+    if (take_answer(&o, &s, text, len) == 0) {
+        release_held(&s);
+        if (s.json)
+            sacct_print_json(stdout, s.json, &o.ctx);
+        rc = 0;
+    }
+    json_decref(s.held);
+    json_decref(s.json);
+out:
+    free(path);
+    free(text);
+    free(want);
+    json_decref(error);
+    opts_clear(&o);
+    return rc;
+}

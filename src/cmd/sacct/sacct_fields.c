@@ -1,0 +1,619 @@
+/*
+ * sacct_fields: sacct's -o fields, in Slurm's table order (a -o name is the
+ * first field it is a prefix of) with Slurm's default widths, and their
+ * values for a job row or one of its step rows. A value Slurm leaves empty
+ * for a kind of row (a step's User, a job's MaxRSS) is NULL here.
+ */
+#include <grp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "client/cmdutil.h"
+#include "cmd/sacct/sacct.h"
+#include "common/hostlist.h"
+#include "common/timefmt.h"
+#include "common/xmalloc.h"
+
+/* ---- record helpers ---- */
+
+const json_t *sacct_spec(const struct sacct_row *r)
+{
+    return json_object_get(r->rec, "spec");
+}
+
+static const json_t *allocs(const json_t *rec)
+{
+    return json_object_get(rec, "allocs");
+}
+
+int sacct_alloc_nodes(const json_t *rec)
+{
+    return (int)json_array_size(allocs(rec));
+}
+
+int sacct_alloc_cpus(const json_t *rec)
+{
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(allocs(rec)); i++)
+        n += (int)jget_int(json_array_get(allocs(rec), i), "cpus", 0);
+    return n;
+}
+
+static int alloc_gpus(const json_t *a)
+{
+    return __builtin_popcountll((unsigned long long)jget_int(a, "gpu_mask", 0));
+}
+
+int sacct_gpus(const json_t *rec)
+{
+    int n = 0;
+    for (size_t i = 0; i < json_array_size(allocs(rec)); i++)
+        n += alloc_gpus(json_array_get(allocs(rec), i));
+    return n;
+}
+
+uint64_t sacct_alloc_mem(const json_t *rec)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < json_array_size(allocs(rec)); i++)
+        n += (uint64_t)jget_int(json_array_get(allocs(rec), i), "mem_mb", 0);
+    return n;
+}
+
+int64_t sacct_elapsed(const json_t *rec, int64_t now)
+{
+    int64_t start = jget_int(rec, "start_time", 0), end = jget_int(rec, "end_time", 0);
+    if (!start)
+        return 0;
+    return (end ? end : now) - start;
+}
+
+char *sacct_nodelist(const json_t *rec, bool first_only)
+{
+    if (!sacct_alloc_nodes(rec))
+        return xstrdup("None assigned");
+    struct hostlist *hl = hostlist_create("");
+    for (size_t i = 0; i < json_array_size(allocs(rec)); i++) {
+        hostlist_push(hl, jget_str(json_array_get(allocs(rec), i), "node", ""));
+        if (first_only)
+            break;
+    }
+    char *s = hostlist_ranged_string(hl);
+    hostlist_destroy(hl);
+    return s;
+}
+
+void sacct_units(double num, int orig, const struct sacct_ctx *x, char *buf, size_t n)
+{
+    static const char units[] = "\0KMGTP";
+    if ((int64_t)num == 0) {
+        snprintf(buf, n, "0");
+        return;
+    }
+    const char *want = x->units ? strchr(units + 1, x->units) : NULL;
+    if (want) {
+        for (int to = (int)(want - units); orig < to; orig++)
+            num /= 1024;
+        for (int to = (int)(want - units); orig > to; orig--)
+            num *= 1024;
+    } else if (!x->noconvert) {
+        while (num >= 1024 && (uint64_t)num % 512 == 0 && orig < 5) {
+            num /= 1024;
+            orig++;
+        }
+    }
+    char u[2] = { units[orig], 0 };
+    if (num == (double)(uint64_t)num)
+        snprintf(buf, n, "%llu%s", (unsigned long long)num, u);
+    else
+        snprintf(buf, n, "%.2f%s", num, u);
+}
+
+/* ---- request shape, from the spec as submitted ---- */
+
+static int req_nodes(const struct sacct_row *r)
+{
+    return (int)jget_int(sacct_spec(r), "nodes", 1);
+}
+
+static int req_cpus(const struct sacct_row *r)
+{
+    const json_t *s = sacct_spec(r);
+    int ntasks = (int)jget_int(s, "ntasks", 0), per_node = (int)jget_int(s, "ntasks_per_node", 0);
+    int tasks = ntasks ? ntasks : (per_node ? per_node : 1) * req_nodes(r);
+    return tasks * (int)jget_int(s, "cpus_per_task", 1);
+}
+
+static int req_gpus(const struct sacct_row *r)
+{
+    const json_t *s = sacct_spec(r);
+    int g = (int)jget_int(s, "gpus", 0);
+    return g ? g : (int)jget_int(s, "gpus_per_node", 0) * req_nodes(r);
+}
+
+static uint64_t req_mem(const struct sacct_row *r)
+{
+    const json_t *s = sacct_spec(r);
+    int64_t v;
+    if ((v = jget_int(s, "mem_per_node_mb", 0)) > 0)
+        return (uint64_t)v * (uint64_t)req_nodes(r);
+    if ((v = jget_int(s, "mem_per_cpu_mb", 0)) > 0)
+        return (uint64_t)v * (uint64_t)req_cpus(r);
+    if ((v = jget_int(s, "mem_per_gpu_mb", 0)) > 0)
+        return (uint64_t)v * (uint64_t)req_gpus(r);
+    return sacct_alloc_mem(r->rec);   /* the partition's default, as applied */
+}
+
+/* ---- value helpers ---- */
+
+static char *num(long long v)
+{
+    return xasprintf("%lld", v);
+}
+
+static char *str_or_null(const char *s)
+{
+    return s && *s ? xstrdup(s) : NULL;
+}
+
+/* Slurm's secs2time_str: "00:00:05", "1-02:03:04". */
+static char *secs_str(int64_t s)
+{
+    if (s < 0)
+        s = 0;
+    if (s >= 86400)
+        return xasprintf("%lld-%02lld:%02lld:%02lld", (long long)(s / 86400),
+                         (long long)(s / 3600 % 24), (long long)(s / 60 % 60), (long long)(s % 60));
+    return xasprintf("%02lld:%02lld:%02lld", (long long)(s / 3600), (long long)(s / 60 % 60),
+                     (long long)(s % 60));
+}
+
+/* sacct's CPU times: "00:01.234" below an hour when there are milliseconds. */
+static char *cpu_str(int64_t ms)
+{
+    int64_t s = ms / 1000, sub = ms % 1000;
+    if (s >= 3600 || !sub)
+        return s >= 3600 ? secs_str(s) : xasprintf("00:%02lld:%02lld", (long long)(s / 60),
+                                                   (long long)(s % 60));
+    return xasprintf("%02lld:%02lld.%03lld", (long long)(s / 60), (long long)(s % 60),
+                     (long long)sub);
+}
+
+static char *date_str(int64_t t)
+{
+    char buf[64];
+    timefmt_iso(t, buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+static const json_t *first_alloc(const struct sacct_row *r)
+{
+    return json_array_get(allocs(r->rec), 0);
+}
+
+static int row_cpus(const struct sacct_row *r)
+{
+    if (r->kind == SACCT_BATCH)
+        return (int)jget_int(first_alloc(r), "cpus", 0);
+    return sacct_alloc_cpus(r->rec);
+}
+
+static int row_nodes(const struct sacct_row *r)
+{
+    return r->kind == SACCT_BATCH ? 1 : sacct_alloc_nodes(r->rec);
+}
+
+static const json_t *usage(const struct sacct_row *r)
+{
+    return r->kind == SACCT_EXTERN ? NULL : json_object_get(r->rec, "usage");
+}
+
+/* "billing=2,cpu=2,gres/gpu=1,mem=4000M,node=1": Slurm's TRES, by name. */
+static char *tres_str(bool billing, int cpus, int gpus, uint64_t mem_mb, int nodes,
+                      const struct sacct_ctx *x)
+{
+    char mem[32], gres[32] = "", bill[32] = "";
+    sacct_units((double)mem_mb, 2, x, mem, sizeof mem);
+    if (billing)
+        snprintf(bill, sizeof bill, "billing=%d,", cpus);
+    if (gpus)
+        snprintf(gres, sizeof gres, "gres/gpu=%d,", gpus);
+    return xasprintf("%scpu=%d,%smem=%s,node=%d", bill, cpus, gres, mem, nodes);
+}
+
+/* ---- the fields ---- */
+
+static char *f_account(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return str_or_null(jget_str(sacct_spec(r), "account", NULL));
+}
+
+static char *f_alloc_cpus(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return num(row_cpus(r));
+}
+
+static char *f_alloc_nodes(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return num(row_nodes(r));
+}
+
+static char *f_alloc_tres(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    if (!sacct_alloc_nodes(r->rec))
+        return NULL;
+    if (r->kind == SACCT_BATCH) {
+        const json_t *a = first_alloc(r);
+        return tres_str(false, (int)jget_int(a, "cpus", 0), alloc_gpus(a),
+                        (uint64_t)jget_int(a, "mem_mb", 0), 1, x);
+    }
+    return tres_str(true, sacct_alloc_cpus(r->rec), sacct_gpus(r->rec),
+                    sacct_alloc_mem(r->rec), sacct_alloc_nodes(r->rec), x);
+}
+
+static char *f_cluster(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)r;
+    return str_or_null(x->cluster);
+}
+
+static char *f_comment(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(jget_str(sacct_spec(r), "comment", NULL)) : NULL;
+}
+
+static char *f_constraints(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(jget_str(sacct_spec(r), "constraint", NULL)) : NULL;
+}
+
+static char *f_cpu_time(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    return secs_str(sacct_elapsed(r->rec, x->now) * row_cpus(r));
+}
+
+static char *f_cpu_time_raw(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    return num(sacct_elapsed(r->rec, x->now) * row_cpus(r));
+}
+
+static char *f_derived_ec(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? xstrdup("0:0") : NULL;
+}
+
+static char *f_elapsed(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    return secs_str(sacct_elapsed(r->rec, x->now));
+}
+
+static char *f_elapsed_raw(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    return num(sacct_elapsed(r->rec, x->now));
+}
+
+/* A step's submit and eligible times are its start, as in Slurm. */
+static char *f_eligible(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return date_str(jget_int(r->rec, r->kind == SACCT_JOB ? "submit_time" : "start_time", 0));
+}
+
+static char *f_end(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return date_str(jget_int(r->rec, "end_time", 0));
+}
+
+static char *f_exit_code(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind == SACCT_EXTERN)
+        return xstrdup("0:0");
+    return xasprintf("%d:%d", (int)jget_int(r->rec, "exit_code", 0),
+                     (int)jget_int(r->rec, "exit_signal", 0));
+}
+
+static char *f_gid(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? num(jget_int(r->rec, "gid", 0)) : NULL;
+}
+
+static char *f_group(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    gid_t gid = (gid_t)jget_int(r->rec, "gid", 0);
+    struct group *g = getgrgid(gid);
+    return g ? xstrdup(g->gr_name) : num(gid);
+}
+
+static const char *step_suffix(const struct sacct_row *r, char *buf, size_t n)
+{
+    if (r->kind == SACCT_STEP)
+        snprintf(buf, n, ".%d", r->step);
+    else
+        snprintf(buf, n, "%s", r->kind == SACCT_BATCH    ? ".batch"
+                               : r->kind == SACCT_EXTERN ? ".extern" : "");
+    return buf;
+}
+
+static char *f_job_id(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    char sfx[32];
+    return xasprintf("%llu%s", (unsigned long long)r->id, step_suffix(r, sfx, sizeof sfx));
+}
+
+/* JobID: an array's task as "123_4", its tasks never started as
+ * "123_[4-15%8]"; JobIDRaw stays the job's own id. */
+static char *f_job_id_array(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    char sfx[32];
+    int64_t array_id = jget_int(r->rec, "array_job_id", 0);
+    const json_t *task = json_object_get(r->rec, "array_task_id");
+    const char *pending = jget_str(r->rec, "array_task_str", NULL);
+    if (array_id > 0 && json_is_integer(task))
+        return xasprintf("%lld_%lld%s", (long long)array_id, (long long)json_integer_value(task),
+                         step_suffix(r, sfx, sizeof sfx));
+    if (array_id > 0 && pending)
+        return xasprintf("%lld_[%s]%s", (long long)array_id, pending,
+                         step_suffix(r, sfx, sizeof sfx));
+    return f_job_id(r, x);
+}
+
+static char *f_job_name(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind == SACCT_BATCH || r->kind == SACCT_EXTERN)
+        return xstrdup(r->kind == SACCT_BATCH ? "batch" : "extern");
+    const char *name = jget_str(r->rec, "name", NULL);
+    return xstrdup(name ? name : jget_str(sacct_spec(r), "name", "sbatch"));
+}
+
+static char *f_max_rss(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    const json_t *u = r->kind == SACCT_BATCH ? usage(r) : NULL;
+    if (!u)
+        return NULL;
+    char buf[32];
+    sacct_units((double)jget_int(u, "max_rss_kb", 0) * 1024, 0, x, buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+static char *f_nnodes(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    int n = row_nodes(r);
+    return num(n ? n : req_nodes(r));
+}
+
+static char *f_nodelist(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return sacct_nodelist(r->rec, r->kind == SACCT_BATCH);
+}
+
+static char *f_ntasks(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind == SACCT_STEP)
+        return num(jget_int(r->rec, "ntasks", 1));
+    return r->kind == SACCT_JOB ? NULL : num(row_nodes(r));
+}
+
+static char *f_partition(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    const char *p = jget_str(r->rec, "partition", NULL);
+    return str_or_null(p ? p : jget_str(sacct_spec(r), "partition", NULL));
+}
+
+static char *f_qos(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? xstrdup(jget_str(sacct_spec(r), "qos", "normal")) : NULL;
+}
+
+static char *f_reason(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    const char *st = jget_str(r->rec, "state", "");
+    return xstrdup(strcmp(st, "PENDING") ? "None" : jget_str(r->rec, "reason", "None"));
+}
+
+static char *f_req_cpus(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return num(r->kind == SACCT_JOB ? req_cpus(r) : row_cpus(r));
+}
+
+static char *f_req_mem(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    char buf[32];
+    sacct_units((double)req_mem(r), 2, x, buf, sizeof buf);
+    return xstrdup(buf);
+}
+
+static char *f_req_nodes(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return num(r->kind == SACCT_JOB ? req_nodes(r) : row_nodes(r));
+}
+
+static char *f_req_tres(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    return tres_str(true, req_cpus(r), req_gpus(r), req_mem(r), req_nodes(r), x);
+}
+
+static char *f_start(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return date_str(jget_int(r->rec, "start_time", 0));
+}
+
+/* A step's state: the batch shell ends as the job did, except that a time
+ * limit or a node failure cancels it; the extern step always completes. */
+static char *f_state(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    const char *st = jget_str(r->rec, "state", "");
+    if (r->kind == SACCT_JOB && !strcmp(st, "CANCELLED"))
+        return xasprintf("CANCELLED by %lld", (long long)jget_int(r->rec, "cancelled_by", 0));
+    if (r->kind == SACCT_JOB || !strcmp(st, "RUNNING"))
+        return xstrdup(st);
+    if (r->kind == SACCT_EXTERN)
+        return xstrdup("COMPLETED");
+    if (!strcmp(st, "TIMEOUT") || !strcmp(st, "NODE_FAIL"))
+        return xstrdup("CANCELLED");
+    return xstrdup(st);
+}
+
+static char *f_submit(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    return f_eligible(r, x);
+}
+
+static char *f_suspended(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)r;
+    (void)x;
+    return xstrdup("00:00:00");
+}
+
+static char *cpu_field(const struct sacct_row *r, const char *key)
+{
+    return cpu_str(jget_int(usage(r), key, 0));
+}
+
+static char *f_system_cpu(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return cpu_field(r, "system_cpu_ms");
+}
+
+static char *f_timelimit(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    int64_t t = jget_int(r->rec, "time_limit", jget_int(sacct_spec(r), "time_limit", -1));
+    return t < 0 ? xstrdup("UNLIMITED") : secs_str(t * 60);
+}
+
+static char *f_timelimit_raw(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    int64_t t = jget_int(r->rec, "time_limit", jget_int(sacct_spec(r), "time_limit", -1));
+    return t < 0 ? xstrdup("UNLIMITED") : num(t);
+}
+
+static char *f_total_cpu(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return cpu_field(r, "total_cpu_ms");
+}
+
+static char *f_uid(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? num(jget_int(r->rec, "uid", 0)) : NULL;
+}
+
+static char *f_user(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(jget_str(r->rec, "user_name", NULL)) : NULL;
+}
+
+static char *f_user_cpu(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return cpu_field(r, "user_cpu_ms");
+}
+
+static char *f_work_dir(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(jget_str(sacct_spec(r), "work_dir", NULL)) : NULL;
+}
+
+#define DATE SACCT_NOPLUS
+#define NUM SACCT_NOCUT
+
+const struct sacct_field sacct_fields[] = {
+    {"Account", 10, 0, f_account},
+    {"AllocCPUS", 10, NUM, f_alloc_cpus},
+    {"AllocNodes", 10, 0, f_alloc_nodes},
+    {"AllocTRES", 10, 0, f_alloc_tres},
+    {"Cluster", 10, 0, f_cluster},
+    {"Comment", 14, 0, f_comment},
+    {"Constraints", 19, 0, f_constraints},
+    {"CPUTime", 10, NUM, f_cpu_time},
+    {"CPUTimeRAW", 10, NUM, f_cpu_time_raw},
+    {"DerivedExitCode", 15, 0, f_derived_ec},
+    {"Elapsed", 10, NUM, f_elapsed},
+    {"ElapsedRaw", 10, NUM, f_elapsed_raw},
+    {"Eligible", 19, DATE, f_eligible},
+    {"End", 19, DATE, f_end},
+    {"ExitCode", 8, 0, f_exit_code},
+    {"GID", 6, NUM, f_gid},
+    {"Group", 9, 0, f_group},
+    {"JobID", -12, 0, f_job_id_array},
+    {"JobIDRaw", -12, 0, f_job_id},
+    {"JobName", 10, 0, f_job_name},
+    {"MaxRSS", 10, 0, f_max_rss},
+    {"NCPUS", 10, NUM, f_alloc_cpus},
+    {"NNodes", 8, NUM, f_nnodes},
+    {"NodeList", 15, 0, f_nodelist},
+    {"NTasks", 8, NUM, f_ntasks},
+    {"Partition", 10, 0, f_partition},
+    {"QOS", 10, 0, f_qos},
+    {"Reason", 22, 0, f_reason},
+    {"ReqCPUS", 8, NUM, f_req_cpus},
+    {"ReqMem", 10, 0, f_req_mem},
+    {"ReqNodes", 8, 0, f_req_nodes},
+    {"ReqTRES", 10, 0, f_req_tres},
+    {"Start", 19, DATE, f_start},
+    {"State", 10, 0, f_state},
+    {"Submit", 19, DATE, f_submit},
+    {"Suspended", 10, NUM, f_suspended},
+    {"SystemCPU", 10, 0, f_system_cpu},
+    {"Timelimit", 10, 0, f_timelimit},
+    {"TimelimitRaw", 10, 0, f_timelimit_raw},
+    {"TotalCPU", 10, 0, f_total_cpu},
+    {"UID", 6, NUM, f_uid},
+    {"User", 9, 0, f_user},
+    {"UserCPU", 10, 0, f_user_cpu},
+    {"WorkDir", 20, 0, f_work_dir},
+    {NULL, 0, 0, NULL},
+};
+
+const struct sacct_field *sacct_field_find(const char *s)
+{
+    size_t n = strlen(s);
+    for (const struct sacct_field *f = sacct_fields; f->name && n; f++)
+        if (!strncasecmp(f->name, s, n))
+            return f;
+    return NULL;
+}
