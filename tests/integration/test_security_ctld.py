@@ -149,7 +149,8 @@ def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced):
         resumed = int(time.time())
     finally:
         os.kill(agent, signal.SIGCONT)
-    c.wait_state(job, "COMPLETED", timeout=20)
+    # NODE_FAIL until the agent's report comes (it retries with a backoff)
+    wait_for(lambda: c.state(job) == "COMPLETED", 30, f"job {job}'s real end to replace NODE_FAIL")
     j = c.api_job(job)
     assert (j["exit_code"], j["exit_signal"]) == (0, 0)
     assert 0 < j["end_time"] < resumed, (j["end_time"], resumed)
