@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -49,42 +50,6 @@ static int mkdir_p(const char *path, mode_t mode)
     int rc = mkdir(p, mode) < 0 && errno != EEXIST ? -1 : 0;
     free(p);
     return rc;
-}
-
-/* Forks; the parent waits for the child's word on a pipe and exits with it. */
-static int daemon_start(void)
-{
-    int fds[2];
-    if (pipe(fds) < 0)
-        fatal("pipe");
-    pid_t pid = fork();
-    if (pid < 0)
-        fatal("fork");
-    if (pid > 0) {
-        close(fds[1]);
-        char b = 1;
-        ssize_t n = read(fds[0], &b, 1);
-        _exit(n == 1 && b == 0 ? 0 : 1);
-    }
-    close(fds[0]);
-    setsid();
-    return fds[1];
-}
-
-static void daemon_ready(int fd)
-{
-    if (fd < 0)
-        return;
-    int null = open("/dev/null", O_RDWR);
-    dup2(null, 0);
-    dup2(null, 1);
-    dup2(null, 2);
-    if (null > 2)
-        close(null);
-    char b = 0;
-    ssize_t n = write(fd, &b, 1);
-    (void)n;
-    close(fd);
 }
 
 static void write_pidfile(const char *path)
@@ -244,7 +209,7 @@ int main(int argc, char **argv)
         fatalx("%s", err);
     if (ctld_sched_configure(&c, err, sizeof err) < 0)
         fatalx("%s", err);
-    int ready = foreground ? -1 : daemon_start();
+    int ready = foreground ? -1 : daemon_start(NULL);
     signal(SIGPIPE, SIG_IGN);
     struct event_config *ecfg = event_config_new();
     c.base = event_base_new_with_config(ecfg);

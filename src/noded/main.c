@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "common/conf.h"
+#include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -77,42 +78,11 @@ static int print_node(const char *name)
     return 0;
 }
 
-/* The parent stays until the child says it is serving (exit 0) or dies
- * (exit 1, its message already on our shared stderr). */
+/* Through sys_ops, so that a test's table reaches this fork and setsid too. */
 static int daemon_fork(void)
 {
-    int p[2];
-    if (pipe2(p, O_CLOEXEC) < 0)
-        fatal("pipe");
-    pid_t pid = sys->fork();
-    if (pid < 0)
-        fatal("fork");
-    if (pid > 0) {
-        close(p[1]);
-        char c;
-        ssize_t n;
-        while ((n = read(p[0], &c, 1)) < 0 && errno == EINTR)
-            ;
-        _exit(n == 1 ? 0 : 1);
-    }
-    close(p[0]);
-    sys->setsid();
-    return p[1];
-}
-
-static void daemon_ready(int fd)
-{
-    int null = open("/dev/null", O_RDWR);
-    if (null >= 0) {
-        dup2(null, 0);
-        dup2(null, 1);
-        dup2(null, 2);
-        if (null > 2)
-            close(null);
-    }
-    ssize_t n = write(fd, "1", 1);
-    (void)n;
-    close(fd);
+    struct daemon_ops ops = { .fork = sys->fork, .setsid = sys->setsid };
+    return daemon_start(&ops);
 }
 
 static char *write_pidfile(const struct conf *c, const char *node)
