@@ -20,6 +20,7 @@
 #include "common/taskset.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 struct opt_def;
 typedef int (*opt_setter)(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
@@ -315,7 +316,7 @@ static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *
 {
     int64_t t;
 
-    if (begintime_parse(arg, (int64_t)time(NULL), &t) < 0)
+    if (begintime_parse(arg, client_now(), &t) < 0)
         return fail(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int64_t) = t;
     return 0;

@@ -4,8 +4,9 @@
  * only code touching it while it runs, so nothing is locked.
  *
  * Files, by what they own:
- * - start and time: main.c (start-up, the loop), health.c (timers, the
- *   clock ctld_now, silent nodes).
+ * - start and time: main.c (start-up, the loop), clock.c (the clock:
+ *   ctld_now and the rest of the controller's notion of time), health.c
+ *   (the once-a-second timer: silent nodes, purges).
  * - the job aggregate: job.c (the record and its state machine), job_spec.c
  *   (a job's spec as kept), job_count.c (MaxJobCount), array.c (job arrays,
  *   their cancels), depend.c (dependencies), step.c (job steps).
@@ -280,6 +281,11 @@ void launch_time_limit(struct ctld *c, struct job *j);
 /* health.c */
 void health_start(struct ctld *c);
 
-int64_t ctld_now(void);
+/* clock.c: time is read here only. */
+int64_t ctld_now(void);               /* the time of day, seconds since the epoch */
+int64_t ctld_mono_ms(void);           /* for intervals: never jumps with the wall clock */
+/* Local time's offset east of UTC at t, in seconds: what the scheduling
+ * core is given so that it reads no time zone itself. */
+int32_t ctld_utc_offset(int64_t t);
 
 #endif

@@ -14,11 +14,6 @@
 #include "ctld/ctld.h"
 #include "ctld/step.h"
 
-int64_t ctld_now(void)
-{
-    return (int64_t)time(NULL);
-}
-
 static void check_nodes(struct ctld *c, int64_t now)
 {
     for (size_t i = 0; i < c->nnodes; i++) {

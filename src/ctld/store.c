@@ -78,13 +78,6 @@ struct store {
     size_t nafter, capafter;
 };
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void exec_or_die(struct store *s, const char *sql)
 {
     char *msg = NULL;
@@ -128,12 +121,12 @@ static void commit_cb(evutil_socket_t fd, short what, void *arg)
  * commit follows, batching whatever else arrives before the loop is idle. */
 static void txn_touch(struct store *s)
 {
-    if (s->in_txn && (s->ops >= COMMIT_MAX_OPS || now_ms() - s->txn_start_ms >= COMMIT_MAX_MS))
+    if (s->in_txn && (s->ops >= COMMIT_MAX_OPS || ctld_mono_ms() - s->txn_start_ms >= COMMIT_MAX_MS))
         commit(s);
     if (!s->in_txn) {
         exec_or_die(s, "BEGIN");
         s->in_txn = true;
-        s->txn_start_ms = now_ms();
+        s->txn_start_ms = ctld_mono_ms();
         event_active(s->commit_ev, EV_TIMEOUT, 0);
     }
     s->ops++;

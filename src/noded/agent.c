@@ -25,6 +25,7 @@
 #include "noded/step.h"
 #include "noded/supervisor.h"
 #include "noded/sysops.h"
+#include "noded/clock.h"
 
 #define REPORT_TIMEOUT_S 5
 
@@ -103,7 +104,7 @@ static void job_lost(struct agent *a, struct ajob *j, const char *dir)
     memset(&j->res, 0, sizeof j->res);
     snprintf(j->res.state, sizeof j->res.state, "FAILED");
     j->res.exit_code = 1;
-    j->res.end_time = time(NULL);
+    j->res.end_time = noded_now();
     if (spool_result_write(dir, &j->res) < 0)
         log_warn("job %lld: cannot write its result", (long long)j->id);
 }
@@ -170,7 +171,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         if (j->ended && !j->reporting)
             report_end(a, j);
     }
-    if (a->stopping && (!a->jobs || time(NULL) >= a->stop_by))
+    if (a->stopping && (!a->jobs || noded_now() >= a->stop_by))
         event_base_loopbreak(a->base);
 }
 
@@ -328,7 +329,7 @@ void agent_stop(struct agent *a)
     if (a->stopping)
         return;
     a->stopping = true;
-    a->stop_by = time(NULL) + 2;
+    a->stop_by = noded_now() + 2;
     log_info("shutting down: ending this node's jobs");
     step_kill_all(a);
     for (struct ajob *j = a->jobs; j; j = j->next) {

@@ -13,6 +13,7 @@
 #include "noded/spool.h"
 #include "noded/supervisor_int.h"
 #include "noded/sysops.h"
+#include "noded/clock.h"
 
 /* Slurm's exit code of a job the OOM killer hit: "0:125". */
 #define OOM_EXIT_SIGNAL 125
@@ -82,7 +83,7 @@ void sup_finish(struct sup *s, int status)
     /* what the script left behind, in its session or not, goes with it */
     end_everything(s);
     bool oom = s->cg && jobcg_oom(s->cg);
-    struct job_result res = { .end_time = time(NULL) };
+    struct job_result res = { .end_time = noded_now() };
     snprintf(res.state, sizeof res.state, "%s", end_state(s, status, oom));
     res.prolog_failed = s->prolog_failed;
     if (strcmp(res.state, "OUT_OF_MEMORY") == 0) {

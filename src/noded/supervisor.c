@@ -23,6 +23,7 @@
 #include "noded/spool.h"
 #include "noded/supervisor_int.h"
 #include "noded/sysops.h"
+#include "noded/clock.h"
 
 static void ready_say(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ready_say(int fd, const char *fmt, ...)
@@ -124,7 +125,7 @@ static bool prolog_passes(struct sup *s, int go_w)
 
 static void set_deadlines(struct sup *s)
 {
-    int64_t start = s->js->start_time > 0 ? s->js->start_time : time(NULL);
+    int64_t start = s->js->start_time > 0 ? s->js->start_time : noded_now();
     s->started = start;
     if (s->js->time_limit > 0)
         s->limit_at = start + s->js->time_limit * 60;

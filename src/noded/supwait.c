@@ -17,6 +17,7 @@
 #include "noded/supervisor.h"
 #include "noded/supervisor_int.h"
 #include "noded/sysops.h"
+#include "noded/clock.h"
 
 void sup_deliver(struct sup *s, int sig, bool batch_only)
 {
@@ -31,7 +32,7 @@ void sup_deliver(struct sup *s, int sig, bool batch_only)
 static void tell_user(const struct sup *s, const char *why)
 {
     char ts[32];
-    time_t now = time(NULL);
+    time_t now = (time_t)noded_now();
     struct tm tm;
     localtime_r(&now, &tm);
     strftime(ts, sizeof ts, "%Y-%m-%dT%H:%M:%S", &tm);
@@ -67,13 +68,13 @@ static void end_job(struct sup *s, const char *reason, int sig)
     sup_deliver(s, SIGCONT, false);
     sup_deliver(s, sig, false);
     s->killed = sig == SIGKILL;
-    s->kill_at = time(NULL) + s->kill_wait;
+    s->kill_at = noded_now() + s->kill_wait;
 }
 
 /* The timeout for the next wait: until the next deadline, at most 60 s. */
 static struct timespec next_wait(const struct sup *s)
 {
-    int64_t now = time(NULL), at = 0;
+    int64_t now = noded_now(), at = 0;
     if (s->kill_at && !s->killed)
         at = s->kill_at;
     else if (!s->reason && s->limit_at)
@@ -124,7 +125,7 @@ static void on_new_limit(struct sup *s, const siginfo_t *si)
 
 static void check_deadlines(struct sup *s)
 {
-    int64_t now = time(NULL);
+    int64_t now = noded_now();
     if (!s->reason && s->warn_at && now >= s->warn_at) {
         log_info("job %lld: --signal %d, %d s before the time limit%s", (long long)s->js->job_id,
                  s->warn.sig, s->warn.before_s, s->warn.batch_only ? ", batch shell" : "");

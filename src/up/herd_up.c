@@ -27,6 +27,7 @@
 #include "up/cluster.h"
 #include "up/netns.h"
 #include "up/up.h"
+#include "client/clock.h"
 
 #define UP_USAGE "Usage: herd up -D DIR [--nodes N] [--gpus-per-node G] [--cpus-per-node C]\n" \
                  "                [--mem-per-node MB] [--netns] [--set Key=Value ...]\n"
@@ -567,9 +568,9 @@ static bool cluster_ready(const struct conf *c, char *why, size_t n)
 static int cluster_wait(const struct conf *c)
 {
     char why[1024] = "";
-    time_t end = time(NULL) + UP_WAIT_S;
+    int64_t end = client_now() + UP_WAIT_S;
     while (!cluster_ready(c, why, sizeof why)) {
-        if (time(NULL) >= end) {
+        if (client_now() >= end) {
             fprintf(stderr, "herd: error: not ready after %d s: %s\n", UP_WAIT_S, why);
             return -1;
         }

@@ -20,6 +20,7 @@
 #include "cmd/sacct/sacct.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define PROG "sacct"
 
@@ -308,7 +309,7 @@ static int parse_when(const char *s, time_t now, time_t *t)
  * today; -E, else now. */
 static int add_window(struct sacct_opts *o, char **q)
 {
-    time_t now = time(NULL), start, end = now;
+    time_t now = (time_t)client_now(), start, end = now;
     if ((o->start && parse_when(o->start, now, &start) < 0) ||
         (o->end && parse_when(o->end, now, &end) < 0))
         return -1;
@@ -426,7 +427,7 @@ static int take_answer(struct sacct_opts *o, struct sacct_run *s, char *text, si
             return -1;
         }
         if (j && line == text)
-            o->ctx.now = jget_int(j, "now", (int64_t)time(NULL));
+            o->ctx.now = jget_int(j, "now", client_now());
         else if (j)
             take_job(s, j);
         json_decref(j);

@@ -22,6 +22,7 @@
 #include "common/rawstr.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define PROG SCONTROL_PROG
 
@@ -161,7 +162,7 @@ static int job_field(json_t *body, const char *kv)
         return set_count(body, "nice", kv, *v ? v : "100", -2147483645L);
     if (strcasecmp(key, "StartTime") == 0 || strcasecmp(key, "BeginTime") == 0) {
         int64_t t;
-        if (begintime_parse(v, (int64_t)time(NULL), &t) < 0)
+        if (begintime_parse(v, client_now(), &t) < 0)
             return bad_value(kv);
         json_object_set_new(body, "begin_time", json_integer(t));
         return 0;

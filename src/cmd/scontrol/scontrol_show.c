@@ -23,6 +23,7 @@
 #include "common/taskset.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define PROG SCONTROL_PROG
 #define NUL "(null)"
@@ -395,7 +396,7 @@ static int show_job(const struct scontrol_opts *o, const char *id)
     json_t *resp = fetch(path, "slurm_load_jobs");
     if (!resp)
         return 1;
-    now = jget_int(resp, "now", (int64_t)time(NULL));
+    now = jget_int(resp, "now", client_now());
     json_t *jobs = one_task ? pick_task(json_object_get(resp, "jobs"), task)
                             : json_incref(json_object_get(resp, "jobs"));
     int rc = 0;
@@ -502,7 +503,7 @@ static int show_named(const struct scontrol_opts *o, const char *path, const cha
     json_t *resp = fetch(path, ctx);
     if (!resp)
         return 1;
-    now = jget_int(resp, "now", (int64_t)time(NULL));
+    now = jget_int(resp, "now", client_now());
     json_t *all = json_object_get(resp, key);
     struct hostlist *hl = want && !strcmp(key, "nodes") ? hostlist_create(want) : NULL;
     int found = 0;
@@ -603,7 +604,7 @@ static int show_config(void)
 {
     const struct conf *c = client_conf(PROG);
     char t[64], host[256];
-    printf("Configuration data as of %s\n", when_str((int64_t)time(NULL), t, sizeof t));
+    printf("Configuration data as of %s\n", when_str(client_now(), t, sizeof t));
     snprintf(host, sizeof host, "%s(%s)", c->ctld_host, c->ctld_addr ? c->ctld_addr : c->ctld_host);
     conf_kv("AuthType", "auth/munge");
     conf_kv("ClusterName", c->cluster_name);

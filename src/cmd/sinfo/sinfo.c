@@ -11,6 +11,7 @@
 #include "cmd/cmds.h"
 #include "cmd/sinfo/sinfo.h"
 #include "common/hostlist.h"
+#include "client/clock.h"
 
 #define PROG "sinfo"
 
@@ -113,7 +114,7 @@ static json_t *sinfo_fetch(const char *path, const char *what)
 
 int cmd_sinfo(int argc, char **argv)
 {
-    struct sinfo_opts o = {.now = (int64_t)time(NULL)};
+    struct sinfo_opts o = {.now = client_now()};
     json_t *parts = NULL, *nodes = NULL;
     int rc = 1;
     if (sinfo_parse(argc, argv, &o) == 0 &&

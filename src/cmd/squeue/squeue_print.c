@@ -6,6 +6,7 @@
 #include "cmd/squeue/squeue.h"
 #include "common/hostlist.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 void squeue_opts_clear(struct squeue_opts *o)
 {
@@ -229,7 +230,7 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
     if (!f)
         return -1;
     squeue_jobs(jobs, o);
-    struct squeue_ctx ctx = {jobs->now ? jobs->now : (int64_t)time(NULL), o->noconvert};
+    struct squeue_ctx ctx = {jobs->now ? jobs->now : client_now(), o->noconvert};
     size_t n = 0, i;
     struct sort_item *list = xcalloc(jobs->n + 1, sizeof *list);
 
