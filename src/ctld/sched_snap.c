@@ -134,6 +134,7 @@ struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
     struct sched_snap *s = xcalloc(1, sizeof *s);
     s->now = now;
     ctld_sched_input_fill(c, &s->in);
+    s->in.utc_offset_s = ctld_utc_offset(now);   /* the core reads no time zone */
     size_t np = c->conf->nparts;
     s->parts = xcalloc(np ? np : 1, sizeof *s->parts);
     memcpy(s->parts, c->sparts, np * sizeof *s->parts);   /* State and MaxTime may change */

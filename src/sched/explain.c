@@ -204,13 +204,15 @@ uint64_t sched_explain_waits_for(const struct sched_input *in, const struct sche
     return best;
 }
 
-/* "14:20" today, else "2026-05-01T14:20". */
-static void when_text(int64_t t, int64_t now, char *buf, size_t len)
+/* "14:20" today, else "2026-05-01T14:20": local time by the offset the
+ * caller gives, as UTC shifted by it, so that the text never depends on
+ * the process's TZ. */
+static void when_text(int64_t t, int64_t now, int32_t off, char *buf, size_t len)
 {
-    time_t tt = (time_t)t, nn = (time_t)now;
+    time_t tt = (time_t)(t + off), nn = (time_t)(now + off);
     struct tm a, b;
-    localtime_r(&tt, &a);
-    localtime_r(&nn, &b);
+    gmtime_r(&tt, &a);
+    gmtime_r(&nn, &b);
     strftime(buf, len, a.tm_yday == b.tm_yday && a.tm_year == b.tm_year ? "%H:%M"
                                                                          : "%Y-%m-%dT%H:%M", &a);
 }
@@ -225,7 +227,7 @@ void sched_explain_decision(const struct sched_input *in, const struct sched_job
         d->start_estimate >= INT64_MAX / 8 || o + 1 >= len)
         return;
     uint64_t after = sched_explain_waits_for(in, j, d->start_estimate);
-    when_text(d->start_estimate, now, when, sizeof when);
+    when_text(d->start_estimate, now, in->utc_offset_s, when, sizeof when);
     if (after)
         snprintf(buf + o, len - o, "; expected start %s when job %llu ends", when,
                  (unsigned long long)after);

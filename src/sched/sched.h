@@ -129,6 +129,9 @@ struct sched_input {
     int64_t bf_window_s;           /* reservations only this far ahead; 0: no limit */
     int bf_resolution_s;           /* planned times round up to this; 0: 1 s */
     size_t bf_max_job_test;        /* jobs tested past the first blocked; 0: all */
+    int32_t utc_offset_s;          /* local time's offset east of UTC at the pass's now:
+                                      the reason text's times are shown in it (the core
+                                      reads no time zone; 0: UTC) */
 };
 
 struct sched_decision {
@@ -262,7 +265,9 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
 uint64_t sched_explain_waits_for(const struct sched_input *in, const struct sched_job *j,
                                  int64_t start);
 /* The words for a pass's decision on a waiting job: the reason, then the
- * expected start and the job it waits for when the plan has one. */
+ * expected start and the job it waits for when the plan has one. The start
+ * is local time by in->utc_offset_s: the same input gives the same text
+ * whatever the process's TZ. */
 void sched_explain_decision(const struct sched_input *in, const struct sched_job *j,
                             const struct sched_decision *d, int64_t now, char *buf, size_t len);
 

@@ -5,7 +5,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "sched/sched.h"
@@ -308,6 +310,43 @@ static void test_explain(void **st)
     assert_int_equal(strlen(tiny), 7);                    /* cut, never overrun */
 }
 
+/* The decision's text for a start est seconds after now (2026-01-01T10:00Z)
+ * with the process's TZ set to tz: the input alone decides it. */
+static void decision_text(const char *tz, int64_t est, char *buf, size_t len)
+{
+    const int64_t now = 1767261600;
+    struct mini m;
+    mini_init(&m, 2, SCHED_POLICY_HERD);
+    m.in.utc_offset_s = 3600;
+    m.ra[0] = (struct sched_alloc){ 0, 1, 0, 0x3 };
+    m.run[0] = (struct sched_running){ 811, &m.ra[0], 1, false, now + est };
+    m.in.nrunning = 1;
+    struct sched_job *j = mini_job(&m, 1, 0, 4);
+    struct sched_decision d = { .job_id = 1, .reason = SCHED_RESOURCES,
+                                .start_estimate = now + est };
+    setenv("TZ", tz, 1);
+    tzset();
+    sched_explain_decision(&m.in, j, &d, now, buf, len);
+}
+
+/* The pure core reads no time zone: the same input gives the same text in
+ * any TZ, its times local by the input's utc_offset_s (+01:00 here). */
+static void test_explain_decision_any_tz(void **st)
+{
+    char utc[256], tokyo[256], later[256];
+    (void)st;
+    decision_text("UTC0", 3 * 3600, utc, sizeof utc);
+    decision_text("JST-9", 3 * 3600, tokyo, sizeof tokyo);
+    assert_string_equal(utc, tokyo);
+    assert_non_null(strstr(utc, "; expected start 14:00 when job 811 ends"));
+    decision_text("UTC0", 14 * 3600, utc, sizeof utc);
+    decision_text("JST-9", 14 * 3600, later, sizeof later);
+    assert_string_equal(utc, later);
+    assert_non_null(strstr(utc, "; expected start 2026-01-02T01:00 when job 811 ends"));
+    unsetenv("TZ");
+    tzset();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -325,6 +364,7 @@ int main(void)
         cmocka_unit_test(test_constraint),
         cmocka_unit_test(test_shared_partitions),
         cmocka_unit_test(test_explain),
+        cmocka_unit_test(test_explain_decision_any_tz),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
