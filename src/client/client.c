@@ -22,6 +22,7 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define CLIENT_TIMEOUT_S 60
 #define CLIENT_MAX_ANSWER (256u << 20)
@@ -245,26 +246,19 @@ static bool connect_retryable(int e)
     return e == ECONNREFUSED || e == ENOENT || e == EAGAIN;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* The connection and, over TCP, the Authorization header (caller frees).
  * As Slurm's commands, a controller that is not there is tried again, less
  * often as it stays away (50 ms doubling to 1 s), for MessageTimeout. */
 static int client_open(const char *prog, const struct conf *c, char **auth, const char **host)
 {
-    int64_t deadline = mono_ms() + (int64_t)c->msg_timeout * 1000;
+    int64_t deadline = client_mono_ms() + (int64_t)c->msg_timeout * 1000;
     bool fatal = false;
     *auth = NULL;
     for (long ms = 50;; ms = ms < 500 ? ms * 2 : 1000) {
         int fd = client_open_once(prog, c, auth, host, &fatal);
         if (fd >= 0 || fatal || !connect_retryable(errno))
             return fd;
-        int64_t left = deadline - mono_ms();
+        int64_t left = deadline - client_mono_ms();
         if (left <= 0)
             return -1;
         long wait = left < ms ? (long)left : ms;

@@ -17,6 +17,7 @@
 
 #include "common/auth.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define MUNGE_KEY_BYTES 1024
 
@@ -24,13 +25,6 @@ static void sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
-}
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* All sockets stay bound until every port is read, so the ports differ. */
@@ -139,7 +133,7 @@ int cluster_spawn_wait_pre(char *const argv[], const char *errfile, int timeout_
         return -1;
     if (pid == 0)
         child_exec(argv, errfile, pre, arg);
-    double end = now_s() + timeout_s;
+    int64_t end = client_mono_ms() + (int64_t)timeout_s * 1000;
     int status;
     for (;;) {
         pid_t r = waitpid(pid, &status, WNOHANG);
@@ -147,7 +141,7 @@ int cluster_spawn_wait_pre(char *const argv[], const char *errfile, int timeout_
             break;
         if (r < 0 && errno != EINTR)
             return -1;
-        if (now_s() > end) {
+        if (client_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             return -1;

@@ -568,9 +568,9 @@ static bool cluster_ready(const struct conf *c, char *why, size_t n)
 static int cluster_wait(const struct conf *c)
 {
     char why[1024] = "";
-    int64_t end = client_now() + UP_WAIT_S;
+    int64_t end = client_mono_ms() + UP_WAIT_S * 1000;
     while (!cluster_ready(c, why, sizeof why)) {
-        if (client_now() >= end) {
+        if (client_mono_ms() >= end) {
             fprintf(stderr, "herd: error: not ready after %d s: %s\n", UP_WAIT_S, why);
             return -1;
         }

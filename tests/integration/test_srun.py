@@ -385,3 +385,30 @@ def test_ctrl_c_gives_up_a_waiting_allocation(cluster, workdir):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_ctrl_c_twice_within_a_second_aborts(cluster, workdir):
+    """As Slurm's srun: one Ctrl-C only says so; a second within 1 s sends
+    SIGINT to the tasks (presses 1.5 s apart are each a first)."""
+    started = os.path.join(workdir, "ctrlc-started")
+    proc = subprocess.Popen(["srun", "-J", "ctrlc", "sh", "-c", f"touch {started}; sleep 300"],
+                            env=dict(base_env(cluster.conf), SLURM_JOB_ID=""), cwd=workdir,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        wait_file(started, timeout=20)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.5)
+        assert proc.poll() is None, "one Ctrl-C must not end srun"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(1.5)
+        assert proc.poll() is None, "a Ctrl-C 1.5 s after the last is a first one"
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+        assert err.count("srun: interrupt (one more within 1 sec to abort)") == 3, err
+        assert re.search(r"srun: sending Ctrl-C to StepId=\d+\.0", err), err
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

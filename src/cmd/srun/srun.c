@@ -25,6 +25,7 @@
 #include "common/http.h"
 #include "common/rawstr.h"
 #include "common/xmalloc.h"
+#include "client/clock.h"
 
 #define PROG "srun"
 /* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
@@ -397,10 +398,9 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     (void)what;
     struct srun *s = arg;
-    static struct timeval last;
+    static int64_t last_ms;
     static int presses;
-    struct timeval now;
-    gettimeofday(&now, NULL);
+    int64_t now_ms = client_mono_ms();
     if (sig == SIGWINCH) {
         srun_stdin_resized(s, terminal_size());
         return;
@@ -409,9 +409,8 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         srun_signal_tasks(s, (int)sig);
         return;
     }
-    bool quick = presses && (now.tv_sec - last.tv_sec) * 1000000 + now.tv_usec - last.tv_usec
-                                < 1000000;
-    last = now;
+    bool quick = presses && now_ms - last_ms < 1000;
+    last_ms = now_ms;
     if (!quick && presses < 2) {
         presses = 1;
         fprintf(stderr, "srun: interrupt (one more within 1 sec to abort)\n");
