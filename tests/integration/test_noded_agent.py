@@ -266,7 +266,7 @@ while :; do sleep 0.2; done
     nc.wait_state(job, "RUNNING")
     wait_file(ready)
     nc.run(["scancel", "-b", "--signal=USR1", str(job)])
-    assert wait_file(shell, timeout=15).strip() == "shell"
+    assert wait_file(shell, timeout=15, contains="shell").strip() == "shell"
     time.sleep(1)
     assert not os.path.exists(child), "scancel -b must signal the batch shell only"
     nc.run(["scancel", str(job)])
