@@ -38,7 +38,7 @@ static bool must_be_pending(struct http_req *r, const struct job *j)
     return false;
 }
 
-static void job_changed(struct ctld *c, struct http_req *r, struct job *j)
+static void spec_changed(struct ctld *c, struct http_req *r, struct job *j)
 {
     job_save(c, j);
     ctld_sched_request(c);
@@ -64,7 +64,7 @@ void api_job_hold(struct http_req *r)
         j->req.held_admin = true;
     log_info("job %llu held (%s) by uid %u", (unsigned long long)j->id, user ? "user" : "admin",
              (unsigned)r->who.uid);
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 /* POST /v1/jobs/{id}/release: clears the holds; an admin hold only by root. */
@@ -80,7 +80,7 @@ void api_job_release(struct http_req *r)
     }
     j->req.held_user = j->req.held_admin = false;
     j->reason = SCHED_NONE;
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 /* POST /v1/jobs/{id}/requeue {"hold": bool}: a running job is stopped
@@ -105,8 +105,6 @@ void api_job_requeue(struct http_req *r)
     log_info("job %llu requeue requested by uid %u", (unsigned long long)j->id,
              (unsigned)r->who.uid);
     if (job_is_finished(j)) {
-        j->end_time = 0;
-        j->exit_code = j->exit_signal = 0;
         job_requeue(c, j);
         store_after_commit(c->store, answer_ok, r);
         return;
@@ -280,7 +278,7 @@ void api_job_update(struct http_req *r)
         }
     }
     log_info("job %llu updated by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 static bool need_root(struct http_req *r)

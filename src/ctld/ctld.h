@@ -193,7 +193,12 @@ const char *job_reason_name(const struct ctld *c, const struct job *j);
 json_t *job_record(const struct ctld *c, const struct job *j);
 struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);
 void job_save(struct ctld *c, const struct job *j);   /* into the open transaction */
-/* Ends a job: state, time, exit codes; frees its allocation; stores it. */
+/* The job's state changes here and nowhere else: each transition sets the
+ * record, saves it, and then tells the listeners in job.c's table
+ * (scheduler, node agents, waiters, dependencies) through job_changed.
+ * A pending job starts on the nodes a pass gave it (copied). */
+void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, size_t nallocs);
+/* Ends a job: state, time, exit codes; its allocation stays to say where it ran. */
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when);
 void job_requeue(struct ctld *c, struct job *j);
