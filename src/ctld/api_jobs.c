@@ -310,11 +310,6 @@ void api_show(struct http_req *r)
     http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
-static void cancel_answer(void *arg)
-{
-    http_reply(arg, 200, NULL);
-}
-
 void api_cancel(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -340,7 +335,7 @@ void api_cancel(struct http_req *r)
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
         j->cancelled_by = r->who.uid;
         job_end(c, j, JOB_CANCELLED, 0, 0, 0);
-        store_after_commit(c->store, cancel_answer, r);
+        store_after_commit(c->store, api_reply_after_commit, r);
         return;
     }
     if (!sig) {
