@@ -6,9 +6,11 @@
  * Files, by what they own:
  * - start and time: main.c (start-up, the loop), health.c (timers, the
  *   clock ctld_now, silent nodes).
- * - the job aggregate: job.c (the record and its state machine), job_spec.c
- *   (a job's spec as kept), job_count.c (MaxJobCount), array.c (job arrays,
- *   their cancels), depend.c (dependencies), step.c (job steps).
+ * - the job aggregate: job.c (the record; every state change, and the one
+ *   table of who hears of it, walked by job_changed), job_spec.c (a job's
+ *   spec as kept), job_count.c (MaxJobCount), array.c (job arrays, and the
+ *   one cancel engine: one id, many ids, an array's tasks), depend.c
+ *   (dependencies), step.c (job steps).
  * - nodes: node.c (the registry), node_state.c (admin states kept across
  *   restarts), launch.c (RPCs to node agents).
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
@@ -16,10 +18,11 @@
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
  * - the store: store.c (SQLite, group commit; the only SQL).
  * - routes: api.c (the one route table), api_check.c (the checks job
- *   requests share), api_jobs.c (submit, show, cancel), api_admin.c
- *   (scontrol's changes), api_nodes.c (node agents' calls), api_acct.c
- *   (sacct), api_prio.c (sprio, sshare), api_wait.c (sbatch --wait),
- *   api_diag.c (sdiag), job_list.c (squeue's table).
+ *   requests share, the answer sent after commit), api_jobs.c (submit,
+ *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
+ *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
+ *   api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
+ *   table).
  */
 #ifndef HERD_CTLD_H
 #define HERD_CTLD_H
