@@ -20,6 +20,9 @@ struct job *api_path_own_job(struct http_req *r);
 /* The body's "signal": 0 when absent, 1..64, or -1 when it is none
  * (the caller answers 400 "Invalid signal"). */
 int api_signal_arg(const json_t *body);
+/* For store_after_commit: 200 with no body, once what the request changed
+ * is on disk. arg is the struct http_req. */
+void api_reply_after_commit(void *arg);
 
 /* api_jobs.c */
 void api_submit(struct http_req *r);

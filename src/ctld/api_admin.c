@@ -22,11 +22,6 @@
 /* Slurm's error numbers where we know them; 0 where Slurm's text is enough. */
 #define MSG_NOT_PENDING "Job is no longer pending execution"
 
-static void answer_ok(void *arg)
-{
-    http_reply(arg, 200, NULL);
-}
-
 static bool must_be_pending(struct http_req *r, const struct job *j)
 {
     if (j->state == JOB_PENDING)
@@ -38,11 +33,11 @@ static bool must_be_pending(struct http_req *r, const struct job *j)
     return false;
 }
 
-static void job_changed(struct ctld *c, struct http_req *r, struct job *j)
+static void spec_changed(struct ctld *c, struct http_req *r, struct job *j)
 {
     job_save(c, j);
     ctld_sched_request(c);
-    store_after_commit(c->store, answer_ok, r);
+    store_after_commit(c->store, api_reply_after_commit, r);
 }
 
 /* POST /v1/jobs/{id}/hold {"user": bool}: user hold (JobHeldUser), else an
@@ -64,7 +59,7 @@ void api_job_hold(struct http_req *r)
         j->req.held_admin = true;
     log_info("job %llu held (%s) by uid %u", (unsigned long long)j->id, user ? "user" : "admin",
              (unsigned)r->who.uid);
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 /* POST /v1/jobs/{id}/release: clears the holds; an admin hold only by root. */
@@ -80,7 +75,7 @@ void api_job_release(struct http_req *r)
     }
     j->req.held_user = j->req.held_admin = false;
     j->reason = SCHED_NONE;
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 /* POST /v1/jobs/{id}/requeue {"hold": bool}: a running job is stopped
@@ -105,10 +100,8 @@ void api_job_requeue(struct http_req *r)
     log_info("job %llu requeue requested by uid %u", (unsigned long long)j->id,
              (unsigned)r->who.uid);
     if (job_is_finished(j)) {
-        j->end_time = 0;
-        j->exit_code = j->exit_signal = 0;
         job_requeue(c, j);
-        store_after_commit(c->store, answer_ok, r);
+        store_after_commit(c->store, api_reply_after_commit, r);
         return;
     }
     if (j->cancel_sent) {
@@ -120,7 +113,7 @@ void api_job_requeue(struct http_req *r)
         launch_signal(c, j, SIGTERM, true, SIG_FULL);
     }
     job_save(c, j);
-    store_after_commit(c->store, answer_ok, r);
+    store_after_commit(c->store, api_reply_after_commit, r);
 }
 
 static bool all_digits(const char *s)
@@ -280,7 +273,7 @@ void api_job_update(struct http_req *r)
         }
     }
     log_info("job %llu updated by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
-    job_changed(c, r, j);
+    spec_changed(c, r, j);
 }
 
 static bool need_root(struct http_req *r)
@@ -392,7 +385,7 @@ void api_node_update(struct http_req *r)
         node_apply(c, node_find(c, hostlist_nth(hl, i)), (enum node_op)op, reason, r->who.uid);
     hostlist_destroy(hl);
     ctld_sched_request(c);
-    store_after_commit(c->store, answer_ok, r);   /* jobs a DOWN ended are stored */
+    store_after_commit(c->store, api_reply_after_commit, r);   /* jobs a DOWN ended are stored */
 }
 
 static int64_t minutes_of(json_t *v, bool *bad)

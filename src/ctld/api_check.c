@@ -1,7 +1,8 @@
 /*
  * api_check: the checks every job request shares, written once: which job
  * the path names, whether the caller may act on it (root or its owner, as
- * Slurm's rule for cancel, hold, update and steps), and a signal argument.
+ * Slurm's rule for cancel, hold, update and steps), a signal argument, and
+ * the plain answer sent once a change is committed.
  */
 #include <stdlib.h>
 
@@ -43,4 +44,9 @@ int api_signal_arg(const json_t *body)
         return 0;
     json_int_t sig = json_is_integer(v) ? json_integer_value(v) : -1;
     return sig >= 1 && sig <= 64 ? (int)sig : -1;
+}
+
+void api_reply_after_commit(void *arg)
+{
+    http_reply(arg, 200, NULL);
 }

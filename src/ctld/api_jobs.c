@@ -310,9 +310,19 @@ void api_show(struct http_req *r)
     http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
-static void cancel_answer(void *arg)
+/* One record's cancel (sig 0) or signal, by the engine the bulk and array
+ * cancels use (array.c), the caller's right to act checked already. NULL
+ * when it acted; else why not, *code Slurm's. */
+static const char *cancel_one(struct ctld *c, struct job *j, const struct http_req *r, int sig,
+                              int *code)
 {
-    http_reply(arg, 200, NULL);
+    size_t hit = 0, acted = 0;
+    bool pending = j->state == JOB_PENDING;
+    array_cancel_record(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
+    if (acted)
+        return NULL;
+    *code = sig && pending ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
+    return sig && pending ? "Job is pending execution" : "Job/step already completing or completed";
 }
 
 void api_cancel(struct http_req *r)
@@ -323,40 +333,31 @@ void api_cancel(struct http_req *r)
     struct job *j = api_path_own_job(r);
     if (!j)
         return;
-    int sig = api_signal_arg(r->body);
+    int sig = api_signal_arg(r->body), code = 0;
     if (sig < 0) {
         http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");
         return;
     }
-    if (job_is_finished(j)) {
-        http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job/step already completing or completed");
+    bool pending = j->state == JOB_PENDING;
+    const char *why = cancel_one(c, j, r, sig, &code);
+    if (why) {
+        http_reply_error(r, 400, code, "%s", why);
         return;
     }
-    if (j->state == JOB_PENDING) {
-        if (sig) {
-            http_reply_error(r, 400, ESLURM_JOB_PENDING, "Job is pending execution");
-            return;
-        }
+    if (!sig)
         log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
-        j->cancelled_by = r->who.uid;
-        job_end(c, j, JOB_CANCELLED, 0, 0, 0);
-        store_after_commit(c->store, cancel_answer, r);
-        return;
-    }
-    if (!sig) {
-        log_info("job %llu cancelled by uid %u", (unsigned long long)j->id, (unsigned)r->who.uid);
-        j->cancel_sent = true;
-        j->cancelled_by = r->who.uid;
-    }
-    launch_signal(c, j, sig ? sig : SIGTERM, !sig, sig_to_of(r->body));
-    http_reply(r, 200, NULL);
+    /* a pending job ended here: answered once its end is stored; a running
+     * one at once, its signal on the way to its node */
+    if (pending)
+        store_after_commit(c->store, api_reply_after_commit, r);
+    else
+        http_reply(r, 200, NULL);
 }
 
 /* Why one job of a bulk cancel was refused, or NULL; *code Slurm's. */
 static const char *cancel_refusal(struct ctld *c, struct job *j, const struct http_req *r,
                                   int sig, int *code)
 {
-    size_t hit = 0, acted = 0;
     if (!j) {
         *code = ESLURM_INVALID_JOB_ID;
         return "Invalid job id specified";
@@ -365,12 +366,7 @@ static const char *cancel_refusal(struct ctld *c, struct job *j, const struct ht
         *code = ESLURM_ACCESS_DENIED;
         return API_MSG_DENIED;
     }
-    bool pending = j->state == JOB_PENDING;
-    array_cancel_record(c, j, r->who.uid, sig, sig_to_of(r->body), &hit, &acted);
-    if (acted)
-        return NULL;
-    *code = sig && pending ? ESLURM_JOB_PENDING : ESLURM_ALREADY_DONE;
-    return sig && pending ? "Job is pending execution" : "Job/step already completing or completed";
+    return cancel_one(c, j, r, sig, code);
 }
 
 struct cancelled {

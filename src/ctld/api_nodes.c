@@ -140,11 +140,6 @@ void api_node_register(struct http_req *r)
         ctld_sched_request(c);
 }
 
-static void end_answer(void *arg)
-{
-    http_reply(arg, 200, NULL);
-}
-
 /* The end an agent reports for a job the controller no longer holds as
  * running: kept when the controller only assumed the end (NODE_FAIL while
  * the node was silent) and this node ran it, unless the job ended by the
@@ -197,7 +192,7 @@ void api_node_job_end(struct http_req *r)
         take_usage(j, b);
         j->end_node = from;
         job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
-        store_after_commit(c->store, end_answer, r);
+        store_after_commit(c->store, api_reply_after_commit, r);
         return;
     }
     /* already recorded, or the end of an earlier run on another node (the
@@ -216,7 +211,7 @@ void api_node_job_end(struct http_req *r)
         j->req.held_admin = true;
         job_requeue(c, j);
         j->end_node = from;
-        store_after_commit(c->store, end_answer, r);
+        store_after_commit(c->store, api_reply_after_commit, r);
         return;
     }
     take_usage(j, b);
@@ -225,5 +220,5 @@ void api_node_job_end(struct http_req *r)
     else
         job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
     j->end_node = from;         /* this agent forgets the job once answered */
-    store_after_commit(c->store, end_answer, r);
+    store_after_commit(c->store, api_reply_after_commit, r);
 }

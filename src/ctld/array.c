@@ -350,11 +350,6 @@ static void cancel_tasks(struct cancel *x, struct job *meta, struct taskset *tas
         cancel_waiting(x, meta, tasks);
 }
 
-static void cancel_answer(void *arg)
-{
-    http_reply(arg, 200, NULL);
-}
-
 /* The tasks named by the body, or NULL (*bad when they do not parse). */
 static struct taskset *body_tasks(struct http_req *r, bool *bad)
 {
@@ -403,7 +398,7 @@ bool array_cancel_request(struct http_req *r)
             http_reply_error(r, 400, ESLURM_ALREADY_DONE,
                              "Job/step already completing or completed");
         else
-            store_after_commit(c->store, cancel_answer, r);
+            store_after_commit(c->store, api_reply_after_commit, r);
     }
     taskset_free(tasks);
     return true;

@@ -55,10 +55,12 @@ struct job *array_split(struct ctld *c, struct job *meta);
  * the tasks of {"array_tasks": "1-3"}. false when the request is not about an
  * array and the plain cancel applies; true when it was answered. */
 bool array_cancel_request(struct http_req *r);
-/* Cancels (sig 0) or signals the one record j, on behalf of uid by (checked
- * by the caller): a job, a task, or an array's meta record, which is its
- * waiting tasks alone (as Slurm cancels a record a filter picked). *hit is
- * 1, *acted 1 when it was not finished already. */
+/* The one cancel: cancels (sig 0) or signals the one record j, on behalf of
+ * uid by (checked by the caller): a job, a task, or an array's meta record,
+ * which is its waiting tasks alone (as Slurm cancels a record a filter
+ * picked). *hit is 1, *acted 1 when it was not finished already (nor, for a
+ * signal, pending). POST /v1/jobs/ID/cancel, the bulk cancel and an array's
+ * cancel all end here. */
 void array_cancel_record(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
                          size_t *hit, size_t *acted);
 

@@ -7,9 +7,11 @@
  * - start and time: main.c (start-up, the loop), clock.c (the clock:
  *   ctld_now and the rest of the controller's notion of time), health.c
  *   (the once-a-second timer: silent nodes, purges).
- * - the job aggregate: job.c (the record and its state machine), job_spec.c
- *   (a job's spec as kept), job_count.c (MaxJobCount), array.c (job arrays,
- *   their cancels), depend.c (dependencies), step.c (job steps).
+ * - the job aggregate: job.c (the record; every state change, and the one
+ *   table of who hears of it, walked by job_changed), job_spec.c (a job's
+ *   spec as kept), job_count.c (MaxJobCount), array.c (job arrays, and the
+ *   one cancel engine: one id, many ids, an array's tasks), depend.c
+ *   (dependencies), step.c (job steps).
  * - nodes: node.c (the registry), node_state.c (admin states kept across
  *   restarts), launch.c (RPCs to node agents).
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
@@ -17,10 +19,11 @@
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
  * - the store: store.c (SQLite, group commit; the only SQL).
  * - routes: api.c (the one route table), api_check.c (the checks job
- *   requests share), api_jobs.c (submit, show, cancel), api_admin.c
- *   (scontrol's changes), api_nodes.c (node agents' calls), api_acct.c
- *   (sacct), api_prio.c (sprio, sshare), api_wait.c (sbatch --wait),
- *   api_diag.c (sdiag), job_list.c (squeue's table).
+ *   requests share, the answer sent after commit), api_jobs.c (submit,
+ *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
+ *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
+ *   api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
+ *   table).
  */
 #ifndef HERD_CTLD_H
 #define HERD_CTLD_H
@@ -194,7 +197,12 @@ const char *job_reason_name(const struct ctld *c, const struct job *j);
 json_t *job_record(const struct ctld *c, const struct job *j);
 struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);
 void job_save(struct ctld *c, const struct job *j);   /* into the open transaction */
-/* Ends a job: state, time, exit codes; frees its allocation; stores it. */
+/* The job's state changes here and nowhere else: each transition sets the
+ * record, saves it, and then tells the listeners in job.c's table
+ * (scheduler, node agents, waiters, dependencies) through job_changed.
+ * A pending job starts on the nodes a pass gave it (copied). */
+void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, size_t nallocs);
+/* Ends a job: state, time, exit codes; its allocation stays to say where it ran. */
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when);
 void job_requeue(struct ctld *c, struct job *j);

@@ -631,9 +631,84 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
 
 /* ---- transitions ---- */
 
+/* Who hears of a job's state change. Each row decides for itself which
+ * changes concern it; a new concern (limits, metrics, preemption) is a new
+ * row, not a call added to every transition. Rows run in this order. */
+struct job_listener {
+    const char *name;
+    void (*changed)(struct ctld *c, struct job *j, enum job_state old);
+};
+
+/* A start came from a pass; an end frees nodes and a requeue adds to the queue. */
+static void to_scheduler(struct ctld *c, struct job *j, enum job_state old)
+{
+    (void)old;
+    if (j->state != JOB_RUNNING)
+        ctld_sched_request(c);
+}
+
+/* A started job goes to its batch node; an allocation alone has nothing to send. */
+static void to_agents(struct ctld *c, struct job *j, enum job_state old)
+{
+    if (old == JOB_PENDING && j->state == JOB_RUNNING && !j->alloc_only)
+        launch_job(c, j);
+}
+
+/* Waiters and dependencies wait for a start or an end; back in the queue
+ * (requeue) is neither. */
+static void to_waiters(struct ctld *c, struct job *j, enum job_state old)
+{
+    (void)old;
+    if (j->state != JOB_PENDING)
+        api_wait_notify(c, j->id);
+}
+
+static void to_dependencies(struct ctld *c, struct job *j, enum job_state old)
+{
+    (void)old;
+    if (j->state != JOB_PENDING)
+        depend_notify(c, j);
+}
+
+static const struct job_listener listeners[] = {
+    { "scheduler", to_scheduler },
+    { "node agents", to_agents },
+    { "waiters", to_waiters },
+    { "dependencies", to_dependencies },
+};
+
+/* After every state change, once the job is whole and saved. */
+static void job_changed(struct ctld *c, struct job *j, enum job_state old)
+{
+    for (size_t i = 0; i < sizeof listeners / sizeof *listeners; i++)
+        listeners[i].changed(c, j, old);
+}
+
+void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, size_t nallocs)
+{
+    enum job_state old = j->state;
+    free(j->allocs);
+    j->allocs = xcalloc(nallocs, sizeof *j->allocs);
+    memcpy(j->allocs, allocs, nallocs * sizeof *j->allocs);
+    j->nallocs = nallocs;
+    j->state = JOB_RUNNING;
+    j->reason = SCHED_NONE;
+    free(j->reason_text);
+    j->reason_text = NULL;
+    j->start_time = ctld_now();
+    j->launch = j->alloc_only ? LAUNCH_ACKED : LAUNCH_NONE;   /* nothing to send a node */
+    j->end_node = -1;          /* a new run: no agent has reported its end */
+    c->stats.started++;
+    job_save(c, j);
+    log_info("job %llu starts on %s", (unsigned long long)j->id,
+             c->conf->nodes[j->allocs[0].node].name);
+    job_changed(c, j, old);
+}
+
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when)
 {
+    enum job_state old = j->state;
     j->state = st;
     j->exit_code = exit_code;
     j->exit_signal = exit_signal;
@@ -652,13 +727,16 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
         c->stats.failed++;
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
-    ctld_sched_request(c);
-    api_wait_notify(c, j->id);
-    depend_notify(c, j);
+    job_changed(c, j, old);
 }
 
 void job_requeue(struct ctld *c, struct job *j)
 {
+    enum job_state old = j->state;
+    if (job_is_finished(j)) {   /* scontrol requeue of an ended job: its end is undone */
+        j->end_time = 0;
+        j->exit_code = j->exit_signal = 0;
+    }
     j->state = JOB_PENDING;
     j->start_time = 0;
     j->nallocs = 0;
@@ -670,7 +748,7 @@ void job_requeue(struct ctld *c, struct job *j)
     j->restarts++;
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
-    ctld_sched_request(c);
+    job_changed(c, j, old);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,

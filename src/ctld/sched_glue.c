@@ -167,29 +167,6 @@ void ctld_sched_input_free(struct sched_input *in)
     free((void *)in->nodes);
 }
 
-static void start_job(struct ctld *c, struct job *j, const struct sched_decision *d)
-{
-    free(j->allocs);
-    j->allocs = xcalloc(d->nallocs, sizeof *j->allocs);
-    memcpy(j->allocs, d->allocs, d->nallocs * sizeof *j->allocs);
-    j->nallocs = d->nallocs;
-    j->state = JOB_RUNNING;
-    j->reason = SCHED_NONE;
-    free(j->reason_text);
-    j->reason_text = NULL;
-    j->start_time = ctld_now();
-    j->launch = j->alloc_only ? LAUNCH_ACKED : LAUNCH_NONE;   /* nothing to send a node */
-    j->end_node = -1;          /* a new run: no agent has reported its end */
-    c->stats.started++;
-    job_save(c, j);
-    log_info("job %llu starts on %s", (unsigned long long)j->id,
-             c->conf->nodes[j->allocs[0].node].name);
-    if (!j->alloc_only)
-        launch_job(c, j);
-    api_wait_notify(c, j->id);
-    depend_notify(c, j);
-}
-
 /* Still true now, after the pass planned on a copy: the job is pending,
  * eligible and as it was specified then, and every node it would get is up. */
 static bool still_valid(struct ctld *c, const struct sched_snap *s, size_t i, struct job *j)
@@ -216,7 +193,7 @@ static void apply(struct ctld *c, struct sched_snap *s)
         if (d->reason == SCHED_NONE && d->nallocs > 0) {
             struct job *t = s->metas[i] ? array_split(c, j) : j;   /* an array's next task */
             if (t)
-                start_job(c, t, d);
+                job_start(c, t, d->allocs, d->nallocs);
             continue;
         }
         j->reason = d->reason;
