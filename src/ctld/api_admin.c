@@ -19,7 +19,6 @@
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
-/* Slurm's error numbers where we know them; 0 where Slurm's text is enough. */
 #define MSG_NOT_PENDING "Job is no longer pending execution"
 
 static bool must_be_pending(struct http_req *r, const struct job *j)

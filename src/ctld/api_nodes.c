@@ -13,7 +13,6 @@
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
-
 void api_nodes(struct http_req *r)
 {
     struct ctld *c = r->ctx;

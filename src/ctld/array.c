@@ -19,7 +19,6 @@
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
-
 /* A pass gets at most this many entries of one array: enough to fill a big
  * node with small tasks, few enough that a huge array stays cheap to plan. */
 #define ARRAY_SNAP_MAX 1024

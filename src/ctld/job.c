@@ -25,8 +25,6 @@
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
-/* Slurm's error numbers, where tools match on the text that goes with them. */
-
 static const char *state_names[] = {
     [JOB_PENDING] = "PENDING",     [JOB_RUNNING] = "RUNNING",
     [JOB_COMPLETED] = "COMPLETED", [JOB_FAILED] = "FAILED",

@@ -11,7 +11,6 @@
 #include "noded/sysops.h"
 #include "common/slurm_errno.h"
 
-
 static void on_launch(struct http_req *r)
 {
     struct agent *a = r->ctx;

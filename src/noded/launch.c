@@ -18,7 +18,6 @@
 #include "noded/sysops.h"
 #include "common/slurm_errno.h"
 
-
 /* job.json (mode 0600: it holds the user's environment) and the script,
  * owned by the user, who runs it. A recycled slot's script is rewritten in
  * place only for its own user: the one before may still hold it open. */
