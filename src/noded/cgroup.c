@@ -165,7 +165,12 @@ static int create_v2(struct jobcg *cg, const char *mount, const char *rel,
         char v[32];
         snprintf(v, sizeof v, "%" PRIu64, w->mem_bytes);
         rc |= write_str(cg->dir[0], "memory.max", v);
+        /* best effort: absent without swap accounting, and its ENOENT must
+         * not replace why memory.max failed (a retry would take it for a
+         * parent group removed under us) */
+        int e = errno;
         write_str(cg->dir[0], "memory.swap.max", "0");
+        errno = e;
     }
     if (w->cpus)
         rc |= write_str(cg->dir[0], "cpuset.cpus", w->cpus);

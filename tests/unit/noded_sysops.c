@@ -191,6 +191,42 @@ static int knob_write(const char *path, const char *val)
     return 0;
 }
 
+/* A host without swap accounting has no memory.swap.max: its ENOENT must
+ * not stand for the memory limit's own failure. */
+static int no_swap_knob_write(const char *path, const char *val)
+{
+    (void)val;
+    const char *knob = strrchr(path, '/') + 1;
+    if (strcmp(knob, "memory.max") == 0)
+        return errno = EACCES, -1;
+    if (strcmp(knob, "memory.swap.max") == 0)
+        return errno = ENOENT, -1;
+    return 0;
+}
+
+static void test_cgroup_limit_error_is_the_limits(void **state)
+{
+    (void)state;
+    char mount[] = "/tmp/herd-cgroot-XXXXXX";
+    fake_mount(mount);
+    struct jobcg_want w = { .node = "n1", .job_id = 9, .mem_bytes = 1 << 20 };
+    char err[512] = "";
+    struct sys_ops ops = sys_ops_default;
+    ops.cg_write = no_swap_knob_write;
+    sys_ops_set(&ops);
+    assert_null(jobcg_create(mount, &w, err, sizeof err));
+    assert_non_null(strstr(err, "Permission denied"));
+    assert_null(strstr(err, "No such file"));
+    char path[128];
+    snprintf(path, sizeof path, "%s/herd/n1", mount);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/herd", mount);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
+    unlink(path);
+    assert_int_equal(rmdir(mount), 0);
+}
+
 /* The memory limit cannot be set: no group (a job over its memory would
  * not be held to it), the one made removed, and the error says so. */
 static void test_cgroup_limit_fails(void **state)
@@ -369,6 +405,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_script_wait, reset, restore),
         cmocka_unit_test_setup_teardown(test_cgroup_mkdir_fails, reset, restore),
         cmocka_unit_test_setup_teardown(test_cgroup_limit_fails, reset, restore),
+        cmocka_unit_test_setup_teardown(test_cgroup_limit_error_is_the_limits, reset, restore),
         cmocka_unit_test_setup_teardown(test_cgroup_signal, reset, restore),
         cmocka_unit_test_setup_teardown(test_nvml_table, reset, restore),
         cmocka_unit_test_setup_teardown(test_set_restores, reset, restore),
