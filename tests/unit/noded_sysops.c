@@ -137,6 +137,20 @@ static void fake_mount(char *dir)
     fclose(f);
 }
 
+/* Removes what fake_mount made and a test's groups under it (a group that
+ * is already gone is no error); the mount itself must then be empty. */
+static void drop_mount(const char *mount, const char *node)
+{
+    char path[128];
+    snprintf(path, sizeof path, "%s/herd/%s", mount, node);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/herd", mount);
+    rmdir(path);
+    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
+    unlink(path);
+    assert_int_equal(rmdir(mount), 0);
+}
+
 static int mkdir_denied(const char *path, mode_t mode)
 {
     (void)path;
@@ -172,12 +186,7 @@ static void test_cgroup_mkdir_fails(void **state)
     assert_int_equal(stat(job, &st), 0);
     jobcg_destroy(cg);
     assert_int_equal(stat(job, &st), -1);
-    char path[128];
-    snprintf(path, sizeof path, "%s/herd", mount);
-    rmdir(path);
-    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
-    unlink(path);
-    assert_int_equal(rmdir(mount), 0);
+    drop_mount(mount, "n1");
 }
 
 static int knob_write(const char *path, const char *val)
@@ -217,14 +226,7 @@ static void test_cgroup_limit_error_is_the_limits(void **state)
     assert_null(jobcg_create(mount, &w, err, sizeof err));
     assert_non_null(strstr(err, "Permission denied"));
     assert_null(strstr(err, "No such file"));
-    char path[128];
-    snprintf(path, sizeof path, "%s/herd/n1", mount);
-    rmdir(path);
-    snprintf(path, sizeof path, "%s/herd", mount);
-    rmdir(path);
-    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
-    unlink(path);
-    assert_int_equal(rmdir(mount), 0);
+    drop_mount(mount, "n1");
 }
 
 /* The memory limit cannot be set: no group (a job over its memory would
@@ -257,12 +259,7 @@ static void test_cgroup_limit_fails(void **state)
     assert_non_null(cg);
     assert_int_equal(stat(job, &st), 0);
     jobcg_destroy(cg);
-    char path[128];
-    snprintf(path, sizeof path, "%s/herd", mount);
-    rmdir(path);
-    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
-    unlink(path);
-    assert_int_equal(rmdir(mount), 0);
+    drop_mount(mount, "n1");
 }
 
 static int kill_recorded(pid_t pid, int sig)
@@ -305,13 +302,7 @@ static void test_cgroup_signal(void **state)
     jobcg_close(cg);
     unlink(path);
     rmdir(job);
-    snprintf(job, sizeof job, "%s/herd/n1", mount);
-    rmdir(job);
-    snprintf(job, sizeof job, "%s/herd", mount);
-    rmdir(job);
-    snprintf(path, sizeof path, "%s/cgroup.controllers", mount);
-    unlink(path);
-    assert_int_equal(rmdir(mount), 0);
+    drop_mount(mount, "n1");
 }
 
 /* ---- NVML: a library of two H200s that exists only in this table ---- */
