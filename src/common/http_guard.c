@@ -14,6 +14,7 @@
 #include <strings.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <time.h>
 
 #include "common/log.h"
@@ -95,9 +96,13 @@ struct head {
     const char *why;               /* when bad */
 };
 
+/* At most one line a second: the loop's cached time is fine grained enough,
+ * and the daemon's clock stays the only reader of the system's. */
 static void guard_log(struct http_guards *gs, const struct guard *g, const char *why)
 {
-    time_t now = time(NULL);
+    struct timeval tv;
+    event_base_gettimeofday_cached(bufferevent_get_base(g->bev), &tv);
+    time_t now = tv.tv_sec;
     gs->refused_since_log++;
     if (now == gs->last_log)
         return;

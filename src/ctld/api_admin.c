@@ -34,8 +34,7 @@ static bool must_be_pending(struct http_req *r, const struct job *j)
 
 static void spec_changed(struct ctld *c, struct http_req *r, struct job *j)
 {
-    job_save(c, j);
-    ctld_sched_request(c);
+    job_updated(c, j);
     store_after_commit(c->store, api_reply_after_commit, r);
 }
 
@@ -287,8 +286,8 @@ static bool need_root(struct http_req *r)
 static void node_set_down(struct ctld *c, struct node *n, const char *reason)
 {
     size_t idx = node_index(c, n);
-    for (size_t i = 0; i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
+    struct job *j;
+    JOB_FOREACH(c, j) {
         for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++)
             if (j->allocs[k].node == idx) {
                 launch_signal(c, j, SIGKILL, true, SIG_FULL);

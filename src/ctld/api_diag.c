@@ -15,9 +15,10 @@ void api_diag(struct http_req *r)
     const struct ctld *c = r->ctx;
     const struct ctld_stats *st = &c->stats;
     size_t pending = 0, running = 0;
-    for (size_t i = 0; i < c->njobs; i++) {
-        pending += c->jobs[i]->state == JOB_PENDING;
-        running += c->jobs[i]->state == JOB_RUNNING;
+    const struct job *j;
+    JOB_FOREACH(c, j) {
+        pending += j->state == JOB_PENDING;
+        running += j->state == JOB_RUNNING;
     }
     json_t *o = json_pack(
         "{s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:I,"

@@ -66,9 +66,7 @@ static void submit_commit(struct ctld *c, struct job *j, json_t *spec, struct en
     const char *script = json_string_value(json_object_get(spec, "script"));
     store_job_script(c->store, j->id, script ? script : "",
                      env_text_of(env, json_object_get(spec, "environment")));
-    job_save(c, j);
-    job_insert(c, j);
-    depend_submitted(c, j);
+    job_submitted(c, j);
     log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
 }
 
@@ -184,7 +182,6 @@ void api_submit(struct http_req *r)
     *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);
     c->stats.submitted += json_is_array(many) ? json_array_size(many) : 1;
-    ctld_sched_request(c);
 }
 
 /* The filters of GET /v1/jobs: each a comma list, absent = any. */
@@ -225,6 +222,38 @@ static bool filter_match(const struct job_filter *f, const struct job *j)
     return j->array_job_id && in_list(f->ids, num);
 }
 
+/* The list as it is written: JSON objects (whole, or only `keys`), or TSV rows. */
+struct list_out {
+    struct evbuffer *buf;
+    struct job_keys *keys;
+    bool tsv, first;
+    size_t matched;
+};
+
+static void list_one(struct ctld *c, struct list_out *o, const struct job_filter *f,
+                     struct job *j)
+{
+    if (!filter_match(f, j))
+        return;
+    o->matched++;
+    if (o->tsv) {
+        job_list_write_tsv(o->buf, c, j, o->keys);
+        return;
+    }
+    if (!o->first)
+        evbuffer_add(o->buf, ",", 1);
+    o->first = false;
+    if (o->keys) {
+        job_list_write(o->buf, c, j, o->keys);
+        return;
+    }
+    json_t *obj = job_to_json(c, j);
+    char *text = json_dumps(obj, JSON_COMPACT);
+    json_decref(obj);
+    evbuffer_add(o->buf, text, strlen(text));
+    free(text);
+}
+
 /* GET /v1/jobs[?states=A,B&users=UID,...&ids=N,...&fields=K,...]: written job
  * by job, so that a queue of 100,000 never becomes one tree in memory;
  * fields: only those keys of each job (what squeue's format shows). */
@@ -235,42 +264,25 @@ void api_list(struct http_req *r)
                             http_query_get(r, "ids") };
     char *fields = http_query_get(r, "fields"), *format = http_query_get(r, "format");
     struct job_keys *keys = fields ? job_keys_parse(fields) : NULL;
-    bool tsv = keys && format && strcmp(format, "tsv") == 0;
+    struct list_out o = { evbuffer_new(), keys, keys && format && strcmp(format, "tsv") == 0,
+                          true, 0 };
     free(format);
-    struct evbuffer *buf = evbuffer_new();
-    size_t matched = 0;
+    struct evbuffer *buf = o.buf;
+    if (o.tsv)
+        job_list_tsv_head(buf, keys, ctld_now());
+    else
+        evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
     /* one job outside any array (squeue -j ID): found, not searched for */
     struct job *one = f.ids && !strchr(f.ids, ',') ? job_find(c, strtoull(f.ids, NULL, 10)) : NULL;
-    struct job **list = one && !one->array_job_id ? &one : c->jobs;
-    size_t nlist = list == &one ? 1 : c->njobs;
-    if (tsv) {
-        job_list_tsv_head(buf, keys, ctld_now());
-        for (size_t i = 0; i < nlist; i++)
-            if (filter_match(&f, list[i])) {
-                job_list_write_tsv(buf, c, list[i], keys);
-                matched++;
-            }
-    } else
-        evbuffer_add_printf(buf, "{\"now\":%lld,\"jobs\":[", (long long)ctld_now());
-    bool first = true;
-    for (size_t i = 0; !tsv && i < nlist; i++) {
-        if (!filter_match(&f, list[i]))
-            continue;
-        if (!first)
-            evbuffer_add(buf, ",", 1);
-        first = false;
-        matched++;
-        if (keys) {
-            job_list_write(buf, c, list[i], keys);
-            continue;
-        }
-        json_t *o = job_to_json(c, list[i]);
-        char *text = json_dumps(o, JSON_COMPACT);
-        json_decref(o);
-        evbuffer_add(buf, text, strlen(text));
-        free(text);
+    if (one && !one->array_job_id)
+        list_one(c, &o, &f, one);
+    else {
+        struct job *j;
+        JOB_FOREACH(c, j)
+            list_one(c, &o, &f, j);
     }
-    if (!tsv)
+    size_t matched = o.matched;
+    if (!o.tsv)
         evbuffer_add(buf, "]}\n", 3);
     /* one id asked for and none such: as GET /v1/jobs/{id}, and Slurm's squeue -j */
     bool unknown = f.ids && !strchr(f.ids, ',') && matched == 0;
@@ -283,7 +295,7 @@ void api_list(struct http_req *r)
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
     else
         http_reply_buffer_type(r, 200, buf,
-                               tsv ? "text/tab-separated-values" : "application/json");
+                               o.tsv ? "text/tab-separated-values" : "application/json");
     evbuffer_free(buf);
 }
 

@@ -53,8 +53,8 @@ static bool listed(json_t *jobs, uint64_t id)
 static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
 {
     size_t idx = node_index(c, n);
-    for (size_t i = 0; i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
+    struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING || j->nallocs == 0 || j->allocs[0].node != idx ||
             j->alloc_only)
             continue;

@@ -44,9 +44,10 @@ void api_priorities(struct http_req *r)
     int64_t now = ctld_now();
     json_t *jobs = json_array();
     usage_update(c, p, now);
-    for (size_t i = 0; p->multifactor && i < c->njobs; i++)
-        if (c->jobs[i]->state == JOB_PENDING)
-            json_array_append_new(jobs, job_prio_json(c, c->jobs[i], now));
+    struct job *j;
+    JOB_FOREACH(c, j)
+        if (p->multifactor && j->state == JOB_PENDING)
+            json_array_append_new(jobs, job_prio_json(c, j, now));
     const struct sched_prio_weights *w = &p->w;
     json_t *weights = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "age", (int)w->age, "assoc",
                                 (int)w->assoc, "fairshare", (int)w->fairshare, "job_size",
@@ -110,8 +111,9 @@ void api_shares(struct http_req *r)
     struct ctld *c = r->ctx;
     struct prio *p = prio_get(c);
     usage_update(c, p, ctld_now());
-    for (size_t i = 0; i < c->njobs; i++)   /* every user with jobs has an association */
-        assocs_user(&p->as, c->jobs[i]->user_name, prio_job_account(c, c->jobs[i]));
+    const struct job *j;
+    JOB_FOREACH(c, j)   /* every user with jobs has an association */
+        assocs_user(&p->as, j->user_name, prio_job_account(c, j));
     struct walk w = { &p->as, assocs_tree(&p->as), json_array() };
     walk_tree(&w, 0, 0);
     http_reply(r, 200, json_pack("{s:o, s:s}", "associations", w.out, "priority_type",

@@ -50,7 +50,7 @@ static void waiter_free(struct waiter *w)
     free(w);
 }
 
-/* Woken by api_wait_notify (the job changed state) or by the timeout. */
+/* Woken by api_wait_on_job (the job started or ended) or by the timeout. */
 static void waiter_fire(evutil_socket_t fd, short what, void *arg)
 {
     struct waiter *w = arg;
@@ -90,10 +90,13 @@ void api_job_wait(struct http_req *r)
     c->waiters = w;
 }
 
-void api_wait_notify(struct ctld *c, uint64_t job_id)
+/* Waiters wait for a start or an end; back in the queue (requeue) is neither. */
+void api_wait_on_job(struct ctld *c, struct job *j, enum job_event ev)
 {
+    if (ev != JOB_STARTED && ev != JOB_ENDED)
+        return;
     for (struct waiter *w = c->waiters; w; w = w->next)
-        if (w->job_id == job_id)
+        if (w->job_id == j->id)
             event_active(w->ev, EV_READ, 0);   /* after the change is complete */
 }
 

@@ -145,26 +145,12 @@ void array_json_add(const struct job *j, json_t *o)
                                         (json_int_t)a->step));
 }
 
-/* The index of the first job whose id is >= id: an array's tasks all come
- * after its meta job, whose id is the array's. */
-static size_t first_index(const struct ctld *c, uint64_t id)
-{
-    size_t lo = 0, hi = c->njobs;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->jobs[mid]->id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo;
-}
-
 static size_t running_tasks(const struct ctld *c, uint64_t array_id)
 {
     size_t n = 0;
-    for (size_t i = first_index(c, array_id); i < c->njobs; i++)
-        n += c->jobs[i]->array_job_id == array_id && c->jobs[i]->state == JOB_RUNNING;
+    const struct job *j;
+    JOB_FOREACH_FROM(c, j, array_id)
+        n += j->array_job_id == array_id && j->state == JOB_RUNNING;
     return n;
 }
 
@@ -287,10 +273,10 @@ static void cancel_job(struct cancel *x, struct job *j)
 
 static void cancel_all(struct cancel *x, uint64_t array_id)
 {
-    size_t n = x->c->njobs;   /* nothing is added while cancelling */
-    for (size_t i = first_index(x->c, array_id); i < n; i++)
-        if (x->c->jobs[i]->array_job_id == array_id)
-            cancel_job(x, x->c->jobs[i]);
+    struct job *j;
+    JOB_FOREACH_FROM(x->c, j, array_id)   /* cancelling adds no job */
+        if (j->array_job_id == array_id)
+            cancel_job(x, j);
 }
 
 void array_cancel_record(struct ctld *c, struct job *j, uid_t by, int sig, enum sig_to to,
@@ -304,8 +290,8 @@ void array_cancel_record(struct ctld *c, struct job *j, uid_t by, int sig, enum 
 
 static struct job *find_task(const struct ctld *c, uint64_t array_id, uint32_t task)
 {
-    for (size_t i = first_index(c, array_id); i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
+    struct job *j;
+    JOB_FOREACH_FROM(c, j, array_id) {
         if (j->array_job_id == array_id && !array_is_meta(j) && j->array_task_id == task)
             return j;
     }
@@ -338,9 +324,8 @@ static void cancel_waiting(struct cancel *x, struct job *meta, struct taskset *t
 /* Each task of `tasks`, split off or still waiting in meta. */
 static void cancel_tasks(struct cancel *x, struct job *meta, struct taskset *tasks)
 {
-    size_t n = x->c->njobs;
-    for (size_t i = first_index(x->c, meta->id); i < n; i++) {
-        struct job *j = x->c->jobs[i];
+    struct job *j;
+    JOB_FOREACH_FROM(x->c, j, meta->id) {   /* cancelling split-off tasks adds no job */
         if (j->array_job_id == meta->id && !array_is_meta(j) && j->array_task_id >= 0 &&
             taskset_has(tasks, (uint32_t)j->array_task_id))
             cancel_job(x, j);
@@ -409,9 +394,10 @@ void array_tasks_append(struct ctld *c, const struct job *j, json_t *jobs)
 {
     if (!j->array || j->array_job_id != j->id)
         return;
-    for (size_t i = first_index(c, j->id + 1); i < c->njobs; i++)
-        if (c->jobs[i]->array_job_id == j->id)
-            json_array_append_new(jobs, job_to_json(c, c->jobs[i]));
+    struct job *t;
+    JOB_FOREACH_FROM(c, t, j->id + 1)
+        if (t->array_job_id == j->id)
+            json_array_append_new(jobs, job_to_json(c, t));
 }
 
 const struct job *array_task_job(const struct ctld *c, uint64_t array_id, uint32_t task)
@@ -428,8 +414,8 @@ const struct job *array_task_job(const struct ctld *c, uint64_t array_id, uint32
 void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary *s)
 {
     memset(s, 0, sizeof *s);
-    for (size_t i = first_index(c, array_id); i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH_FROM(c, j, array_id) {
         if (j->array_job_id != array_id)
             continue;
         s->found = true;

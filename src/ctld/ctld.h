@@ -4,20 +4,24 @@
  * only code touching it while it runs, so nothing is locked.
  *
  * Files, by what they own:
- * - start and time: main.c (start-up, the loop), clock.c (the clock:
- *   ctld_now and the rest of the controller's notion of time), health.c
- *   (the once-a-second timer: silent nodes, purges).
- * - the job aggregate: job.c (the record; every state change, and the one
- *   table of who hears of it, walked by job_changed), job_spec.c (a job's
- *   spec as kept), job_count.c (MaxJobCount), array.c (job arrays, and the
- *   one cancel engine: one id, many ids, an array's tasks), depend.c
- *   (dependencies), step.c (job steps).
- * - nodes: node.c (the registry), node_state.c (admin states kept across
- *   restarts), launch.c (RPCs to node agents).
+ * - start and time: main.c (start-up, the loop, and the table of who hears
+ *   of job changes), clock.c (the clock: clock.h), health.c (the
+ *   once-a-second timer: silent nodes, purges).
+ * - the job aggregate: job.c (the record, the job table and its iterator;
+ *   every state change, told to the listeners by job_changed), job_spec.c
+ *   (a job's spec as kept), job_state.h (the states, as stored),
+ *   job_count.c (MaxJobCount), array.c (job arrays, and the one cancel
+ *   engine: one id, many ids, an array's tasks), depend.c (dependencies),
+ *   step.c (job steps).
+ * - nodes: node.c (the registry, and the nodes as the scheduling core sees
+ *   them), node_down.c (a node falls, drains or returns, and its jobs),
+ *   node_state.c (admin states kept across restarts), launch.c (RPCs to
+ *   node agents).
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
  *   sched_snap.c (the snapshot a pass plans on), sched_worker.c (the pass's
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
- * - the store: store.c (SQLite, group commit; the only SQL).
+ * - the store: store.c (SQLite, group commit; the only SQL; rows in and out,
+ *   no job objects).
  * - routes: api.c (the one route table), api_check.c (the checks job
  *   requests share, the answer sent after commit), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
@@ -33,6 +37,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "ctld/clock.h"
+#include "ctld/job_state.h"
 #include "sched/sched.h"
 
 struct conf;
@@ -44,17 +50,6 @@ struct job_deps;
 struct job_step;
 struct store;
 struct waiter;
-
-enum job_state {
-    JOB_PENDING,
-    JOB_RUNNING,
-    JOB_COMPLETED,
-    JOB_FAILED,
-    JOB_CANCELLED,
-    JOB_TIMEOUT,
-    JOB_NODE_FAIL,
-    JOB_OUT_OF_MEMORY,
-};
 
 enum launch_state {
     LAUNCH_NONE,           /* not sent (or unknown after a restart) */
@@ -128,6 +123,21 @@ struct node {
     uid_t reason_uid;
 };
 
+/* What happened to a job, as its listeners hear it (job_listen). */
+enum job_event {
+    JOB_SUBMITTED,         /* accepted and saved: pending, held or waiting */
+    JOB_STARTED,
+    JOB_ENDED,
+    JOB_REQUEUED,          /* back in the queue */
+    JOB_UPDATED,           /* still pending; its request, hold or eligibility changed */
+};
+struct ctld;
+typedef void (*job_listener_fn)(struct ctld *c, struct job *j, enum job_event ev);
+struct job_listener {
+    const char *name;
+    job_listener_fn fn;
+};
+
 /* What sdiag shows: counters since start-up, pass times in microseconds. */
 struct ctld_stats {
     int64_t since;
@@ -169,14 +179,28 @@ struct ctld {
     uint64_t *dep_jobs;         /* ids of pending jobs with dependencies: depend.c */
     size_t ndep_jobs, capdep_jobs;
     uint64_t *meta_jobs;        /* ids of array meta jobs, for MaxJobCount: job_count.c */
+    struct job_listener listeners[8];   /* who hears of job changes: job_listen */
+    size_t nlisteners;
     size_t nmeta_jobs, capmeta_jobs;
 };
 
 /* job.c */
 const char *job_state_name(enum job_state s);
 bool job_is_finished(const struct job *j);
+/* The job table: every job held, by ascending id (finished ones until
+ * MinJobAge). It is walked with JOB_FOREACH, or JOB_FOREACH_FROM the first
+ * id >= from (an array's tasks all follow its meta job); the body may change
+ * a job but neither add nor remove one: only job_insert and job_purge do. */
 struct job *job_find(struct ctld *c, uint64_t id);
+size_t job_first_at(const struct ctld *c, uint64_t from);
+#define JOB_WALK_(c, j, start)                                              \
+    for (size_t j##_at_ = (start); j##_at_ < (c)->njobs && ((j) = (c)->jobs[j##_at_], 1); \
+         j##_at_++)
+#define JOB_FOREACH(c, j) JOB_WALK_(c, j, 0)
+#define JOB_FOREACH_FROM(c, j, from) JOB_WALK_(c, j, job_first_at((c), (from)))
 void job_insert(struct ctld *c, struct job *j);   /* ids ascend: appended */
+void job_purge(struct ctld *c, int64_t ended_before);   /* finished before then: freed */
+void job_destroy_all(struct ctld *c);
 void job_destroy(struct job *j);
 /* Builds a job from a submission; NULL with an HTTP status, Slurm's message
  * and code on a request that is malformed or can never run. */
@@ -198,9 +222,17 @@ json_t *job_record(const struct ctld *c, const struct job *j);
 struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);
 void job_save(struct ctld *c, const struct job *j);   /* into the open transaction */
 /* The job's state changes here and nowhere else: each transition sets the
- * record, saves it, and then tells the listeners in job.c's table
- * (scheduler, node agents, waiters, dependencies) through job_changed.
+ * record, saves it, and then tells the listeners registered with job_listen
+ * (main.c: scheduler, node agents, waiters, dependencies), in their order.
  * A pending job starts on the nodes a pass gave it (copied). */
+void job_listen(struct ctld *c, const char *name, job_listener_fn fn);
+/* A job accepted (built by job_from_spec): saved, held, listeners told. */
+void job_submitted(struct ctld *c, struct job *j);
+/* A pending job whose request, hold or eligibility changed: saved, listeners told. */
+void job_updated(struct ctld *c, struct job *j);
+/* Every job kept in the store (not finished, or finished after since),
+ * rebuilt and held, and the next job id: at start-up. */
+void job_load_all(struct ctld *c, int64_t since);
 void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, size_t nallocs);
 /* Ends a job: state, time, exit codes; its allocation stays to say where it ran. */
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
@@ -223,8 +255,10 @@ void job_count_note(struct ctld *c, const struct job *j);   /* from job_insert *
 size_t job_count_held(struct ctld *c);
 bool job_count_allows(struct ctld *c, size_t more);
 
-/* node.c */
+/* node.c: the registry */
 void nodes_init(struct ctld *c);
+/* Registered, answering, not DOWN, DRAIN or cleaning: may take new work. */
+bool node_avail(const struct node *n);
 struct node *node_find(struct ctld *c, const char *name);
 size_t node_index(const struct ctld *c, const struct node *n);
 struct node_usage {
@@ -237,7 +271,8 @@ struct node_usage {
 struct node_usage *node_usage_get(const struct ctld *c);
 json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u);
 json_t *part_to_json(const struct ctld *c, size_t i);
-/* assumed: the node fell silent, so its jobs' ends are assumed, not known */
+/* node_down.c: a node falls, drains or returns, and its jobs with it.
+ * assumed: the node fell silent, so its jobs' ends are assumed, not known */
 void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool assumed);
 /* A DOWN node whose agent registers: back in service as ReturnToService says. */
 void node_return(struct ctld *c, struct node *n, bool was_silent);
@@ -255,8 +290,13 @@ void parts_state_note(struct ctld *c, const char *name, int up, int64_t max_time
 void parts_state_clear(struct ctld *c);
 void parts_load_state(struct ctld *c);
 
-/* api_wait.c: the waiters of a job whose state changed get their answer */
-void api_wait_notify(struct ctld *c, uint64_t job_id);
+/* Listeners of job changes, registered by main.c in this order (job_listen):
+ * a pass is asked for (sched_glue.c), a started job is sent to its node
+ * (launch.c), sbatch --wait's waiters answered (api_wait.c), dependencies
+ * settled (depend.c). */
+void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev);
+void launch_on_job(struct ctld *c, struct job *j, enum job_event ev);
+void api_wait_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void api_wait_free_all(struct ctld *c);
 
 /* api_jobs.c, api_nodes.c: route handlers */
@@ -269,7 +309,10 @@ void ctld_sched_request(struct ctld *c);              /* a pass soon, coalesced 
 void ctld_sched_pass(struct ctld *c);
 /* Every second: a pass when bf_interval is due or a --begin time came. */
 void ctld_sched_tick(struct ctld *c, int64_t now);
-void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in);   /* nodes, partitions */
+/* node.c: the nodes and partitions as the core sees them, pointing into the
+ * controller's state: for checks made at once (a submission that could
+ * never run), not for a pass (sched_snap.c copies what a pass reads). */
+void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in);
 void ctld_sched_input_free(struct sched_input *in);
 
 /* launch.c */
@@ -288,12 +331,5 @@ void launch_time_limit(struct ctld *c, struct job *j);
 
 /* health.c */
 void health_start(struct ctld *c);
-
-/* clock.c: time is read here only. */
-int64_t ctld_now(void);               /* the time of day, seconds since the epoch */
-int64_t ctld_mono_ms(void);           /* for intervals: never jumps with the wall clock */
-/* Local time's offset east of UTC at t, in seconds: what the scheduling
- * core is given so that it reads no time zone itself. */
-int32_t ctld_utc_offset(int64_t t);
 
 #endif

@@ -308,8 +308,8 @@ static enum dep_state corr_meta(const struct ctld *c, const struct job *j, const
 /* Another job of the same user and name runs, or waits with a lower id. */
 static bool singleton_blocked(const struct ctld *c, const struct job *j)
 {
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *o = c->jobs[i];
+    const struct job *o;
+    JOB_FOREACH(c, o) {
         if (o == j || o->uid != j->uid || strcmp(o->name, j->name) != 0)
             continue;
         if (o->state == JOB_RUNNING || (o->state == JOB_PENDING && o->id < j->id))
@@ -450,7 +450,6 @@ void depend_notify(struct ctld *c, const struct job *changed)
 {
     uint64_t *kill = NULL;
     size_t nkill = 0, keep = 0;
-    bool wake = false;
     int64_t now = ctld_now();
     for (size_t i = 0; i < c->ndep_jobs; i++) {
         struct job *j = job_find(c, c->dep_jobs[i]);
@@ -459,9 +458,11 @@ void depend_notify(struct ctld *c, const struct job *changed)
         c->dep_jobs[keep++] = j->id;
         if (!settle(c, j, changed))
             continue;
-        job_save(c, j);
         enum sched_reason r = depend_reason(c, j, now);
-        wake |= r != SCHED_DEP_NEVER;
+        if (r != SCHED_DEP_NEVER)
+            job_updated(c, j);   /* it may start now, or later than it waited for */
+        else
+            job_save(c, j);
         if (r == SCHED_DEP_NEVER && j->deps->kill) {
             kill = xrealloc(kill, (nkill + 1) * sizeof *kill);
             kill[nkill++] = j->id;
@@ -472,11 +473,9 @@ void depend_notify(struct ctld *c, const struct job *changed)
     for (size_t i = 0; i < nkill; i++)
         kill_invalid(c, kill[i]);
     free(kill);
-    if (wake)
-        ctld_sched_request(c);
 }
 
-void depend_submitted(struct ctld *c, struct job *j)
+static void depend_submitted(struct ctld *c, struct job *j)
 {
     if (!j->deps)
         return;
@@ -486,6 +485,15 @@ void depend_submitted(struct ctld *c, struct job *j)
     job_save(c, j);
     if (j->deps->kill && depend_reason(c, j, ctld_now()) == SCHED_DEP_NEVER)
         kill_invalid(c, j->id);
+}
+
+/* A start or an end settles the dependencies on the job; a submission its own. */
+void depend_on_job(struct ctld *c, struct job *j, enum job_event ev)
+{
+    if (ev == JOB_STARTED || ev == JOB_ENDED)
+        depend_notify(c, j);
+    else if (ev == JOB_SUBMITTED)
+        depend_submitted(c, j);
 }
 
 bool depend_due(const struct ctld *c, int64_t since, int64_t now)

@@ -62,10 +62,12 @@ bool depend_per_task(const struct job *j);
 /* Job `changed` started or ended: the dependencies on it are settled, those
  * that can never hold end their job where asked to. */
 void depend_notify(struct ctld *c, const struct job *changed);
-/* A job with dependencies came in: loaded or split off (depend_track), or
- * submitted, which also settles what is known already and may end it. */
+/* A job with dependencies came in, loaded or split off: tracked. */
 void depend_track(struct ctld *c, const struct job *j);
-void depend_submitted(struct ctld *c, struct job *j);
+/* The listener of job changes (job_listen): a start or an end settles the
+ * dependencies on the job (depend_notify); a submission is tracked and
+ * settled on what is known already, which may end it. */
+void depend_on_job(struct ctld *c, struct job *j, enum job_event ev);
 /* scontrol update Dependency=: the spec's new list, checked as a
  * submission's and for a cycle through j, replaces j's. -1 with Slurm's
  * message ("Job dependency problem", "Circular dependency"). */

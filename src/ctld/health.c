@@ -27,8 +27,8 @@ static void check_nodes(struct ctld *c, int64_t now)
  * does, and kills what its steps still run. */
 static void check_allocations(struct ctld *c, int64_t now)
 {
-    for (size_t i = 0; i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
+    struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->alloc_only && j->state == JOB_RUNNING && j->time_limit >= 0 &&
             now >= j->start_time + j->time_limit * 60) {
             log_info("job %llu: allocation reached its time limit", (unsigned long long)j->id);
@@ -36,19 +36,6 @@ static void check_allocations(struct ctld *c, int64_t now)
             job_end(c, j, JOB_TIMEOUT, 0, 0, now);
         }
     }
-}
-
-static void purge_jobs(struct ctld *c, int64_t now)
-{
-    size_t keep = 0;
-    for (size_t i = 0; i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
-        if (job_is_finished(j) && j->end_time + c->conf->min_job_age < now)
-            job_destroy(j);
-        else
-            c->jobs[keep++] = j;
-    }
-    c->njobs = keep;
 }
 
 static void tick(evutil_socket_t fd, short what, void *arg)
@@ -59,7 +46,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     (void)what;
     check_nodes(c, now);
     check_allocations(c, now);
-    purge_jobs(c, now);
+    job_purge(c, now - c->conf->min_job_age);
     ctld_sched_tick(c, now);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue

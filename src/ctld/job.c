@@ -50,19 +50,23 @@ bool job_is_finished(const struct job *j)
     return j->state != JOB_PENDING && j->state != JOB_RUNNING;
 }
 
-struct job *job_find(struct ctld *c, uint64_t id)
+size_t job_first_at(const struct ctld *c, uint64_t from)
 {
     size_t lo = 0, hi = c->njobs;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->jobs[mid]->id == id)
-            return c->jobs[mid];
-        if (c->jobs[mid]->id < id)
+        if (c->jobs[mid]->id < from)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return NULL;
+    return lo;
+}
+
+struct job *job_find(struct ctld *c, uint64_t id)
+{
+    size_t at = job_first_at(c, id);
+    return at < c->njobs && c->jobs[at]->id == id ? c->jobs[at] : NULL;
 }
 
 void job_insert(struct ctld *c, struct job *j)
@@ -79,6 +83,28 @@ void job_insert(struct ctld *c, struct job *j)
     c->jobs[i] = j;
     c->njobs++;
     job_count_note(c, j);
+}
+
+void job_purge(struct ctld *c, int64_t ended_before)
+{
+    size_t keep = 0;
+    struct job *j;
+    JOB_FOREACH(c, j) {
+        if (job_is_finished(j) && j->end_time < ended_before)
+            job_destroy(j);
+        else
+            c->jobs[keep++] = j;
+    }
+    c->njobs = keep;
+}
+
+void job_destroy_all(struct ctld *c)
+{
+    for (size_t i = 0; i < c->njobs; i++)
+        job_destroy(c->jobs[i]);
+    free(c->jobs);
+    c->jobs = NULL;
+    c->njobs = c->capjobs = 0;
 }
 
 void job_destroy(struct job *j)
@@ -512,6 +538,30 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     return j;
 }
 
+struct load {
+    struct ctld *c;
+    char err[256];
+};
+
+static void load_one(uint64_t id, json_t *rec, void *arg)
+{
+    struct load *l = arg;
+    struct job *j = rec ? job_from_record(l->c, rec, id, l->err, sizeof l->err) : NULL;
+    if (!j) {
+        log_warnx("state database: job %llu not loaded: %s", (unsigned long long)id,
+                  rec ? l->err : "unreadable record");
+        return;
+    }
+    job_insert(l->c, j);
+    depend_track(l->c, j);
+}
+
+void job_load_all(struct ctld *c, int64_t since)
+{
+    struct load l = { .c = c };
+    c->next_job_id = store_load_jobs(c->store, since, load_one, &l);
+}
+
 /* ---- JSON for clients ---- */
 
 char *job_node_list(const struct ctld *c, const struct job *j)
@@ -629,62 +679,40 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
 
 /* ---- transitions ---- */
 
-/* Who hears of a job's state change. Each row decides for itself which
- * changes concern it; a new concern (limits, metrics, preemption) is a new
- * row, not a call added to every transition. Rows run in this order. */
-struct job_listener {
-    const char *name;
-    void (*changed)(struct ctld *c, struct job *j, enum job_state old);
-};
-
-/* A start came from a pass; an end frees nodes and a requeue adds to the queue. */
-static void to_scheduler(struct ctld *c, struct job *j, enum job_state old)
+/* Who hears of a job's changes: the rows main.c registers at start-up
+ * (scheduler, node agents, waiters, dependencies; limits, metrics and
+ * preemption later), walked in that order. Each row decides for itself
+ * which events concern it; a new concern is a new row, not a call added to
+ * every transition, and the model names none of them. */
+void job_listen(struct ctld *c, const char *name, job_listener_fn fn)
 {
-    (void)old;
-    if (j->state != JOB_RUNNING)
-        ctld_sched_request(c);
+    if (c->nlisteners == sizeof c->listeners / sizeof *c->listeners)
+        fatalx("job listener %s: the table is full", name);
+    c->listeners[c->nlisteners++] = (struct job_listener){ name, fn };
 }
 
-/* A started job goes to its batch node; an allocation alone has nothing to send. */
-static void to_agents(struct ctld *c, struct job *j, enum job_state old)
+/* After every change, once the job is whole and saved. */
+static void job_changed(struct ctld *c, struct job *j, enum job_event ev)
 {
-    if (old == JOB_PENDING && j->state == JOB_RUNNING && !j->alloc_only)
-        launch_job(c, j);
+    for (size_t i = 0; i < c->nlisteners; i++)
+        c->listeners[i].fn(c, j, ev);
 }
 
-/* Waiters and dependencies wait for a start or an end; back in the queue
- * (requeue) is neither. */
-static void to_waiters(struct ctld *c, struct job *j, enum job_state old)
+void job_submitted(struct ctld *c, struct job *j)
 {
-    (void)old;
-    if (j->state != JOB_PENDING)
-        api_wait_notify(c, j->id);
+    job_save(c, j);
+    job_insert(c, j);
+    job_changed(c, j, JOB_SUBMITTED);
 }
 
-static void to_dependencies(struct ctld *c, struct job *j, enum job_state old)
+void job_updated(struct ctld *c, struct job *j)
 {
-    (void)old;
-    if (j->state != JOB_PENDING)
-        depend_notify(c, j);
-}
-
-static const struct job_listener listeners[] = {
-    { "scheduler", to_scheduler },
-    { "node agents", to_agents },
-    { "waiters", to_waiters },
-    { "dependencies", to_dependencies },
-};
-
-/* After every state change, once the job is whole and saved. */
-static void job_changed(struct ctld *c, struct job *j, enum job_state old)
-{
-    for (size_t i = 0; i < sizeof listeners / sizeof *listeners; i++)
-        listeners[i].changed(c, j, old);
+    job_save(c, j);
+    job_changed(c, j, JOB_UPDATED);
 }
 
 void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, size_t nallocs)
 {
-    enum job_state old = j->state;
     free(j->allocs);
     j->allocs = xcalloc(nallocs, sizeof *j->allocs);
     memcpy(j->allocs, allocs, nallocs * sizeof *j->allocs);
@@ -700,13 +728,12 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,
              c->conf->nodes[j->allocs[0].node].name);
-    job_changed(c, j, old);
+    job_changed(c, j, JOB_STARTED);
 }
 
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when)
 {
-    enum job_state old = j->state;
     j->state = st;
     j->exit_code = exit_code;
     j->exit_signal = exit_signal;
@@ -725,12 +752,11 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
         c->stats.failed++;
     log_info("job %llu ended %s (%d:%d)", (unsigned long long)j->id, job_state_name(st),
              exit_code, exit_signal);
-    job_changed(c, j, old);
+    job_changed(c, j, JOB_ENDED);
 }
 
 void job_requeue(struct ctld *c, struct job *j)
 {
-    enum job_state old = j->state;
     if (job_is_finished(j)) {   /* scontrol requeue of an ended job: its end is undone */
         j->end_time = 0;
         j->exit_code = j->exit_signal = 0;
@@ -746,7 +772,7 @@ void job_requeue(struct ctld *c, struct job *j)
     j->restarts++;
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
-    job_changed(c, j, old);
+    job_changed(c, j, JOB_REQUEUED);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,

@@ -118,6 +118,13 @@ static void launch_now(void *arg)
               body, RPC_TIMEOUT_S, launch_done, x);
 }
 
+/* A started job goes to its batch node; an allocation alone has nothing to send. */
+void launch_on_job(struct ctld *c, struct job *j, enum job_event ev)
+{
+    if (ev == JOB_STARTED && !j->alloc_only)
+        launch_job(c, j);
+}
+
 void launch_job(struct ctld *c, struct job *j)
 {
     j->launch = LAUNCH_INFLIGHT;

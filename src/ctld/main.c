@@ -138,11 +138,16 @@ static void setup(struct ctld *c)
     if (!c->store)
         fatalx("state database: %s", err);
     c->stats.since = ctld_now();
+    /* who hears of job changes, in this order: job.c's job_changed */
+    job_listen(c, "scheduler", ctld_sched_on_job);
+    job_listen(c, "node agents", launch_on_job);
+    job_listen(c, "waiters", api_wait_on_job);
+    job_listen(c, "dependencies", depend_on_job);
     nodes_init(c);
     nodes_load_state(c);
     build_sparts(c);
     parts_load_state(c);
-    store_load(c->store, c, ctld_now() - cf->min_job_age);
+    job_load_all(c, ctld_now() - cf->min_job_age);
     if (prio_init(c, err, sizeof err) < 0)
         fatalx("%s", err);
     nodes_expect_running(c);
@@ -173,9 +178,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     store_close(c->store);
     event_free(c->sched_ev);
     event_free(c->tick_ev);
-    for (size_t i = 0; i < c->njobs; i++)
-        job_destroy(c->jobs[i]);
-    free(c->jobs);
+    job_destroy_all(c);
     free(c->dep_jobs);
     free(c->meta_jobs);
     for (size_t i = 0; i < c->nnodes; i++)

@@ -46,8 +46,8 @@ size_t node_index(const struct ctld *c, const struct node *n)
 struct node_usage *node_usage_get(const struct ctld *c)
 {
     struct node_usage *u = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *u);
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING)
             continue;
         for (size_t k = 0; k < j->nallocs; k++) {
@@ -147,81 +147,30 @@ json_t *part_to_json(const struct ctld *c, size_t i)
     return o;
 }
 
-/* A node that stopped answering (assumed), or an admin set DOWN: no new
- * work, and its jobs end NODE_FAIL or go back to the queue when they asked
- * for --requeue. Kept across a restart of the controller (node_state.c). */
-void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool assumed)
+bool node_avail(const struct node *n)
 {
-    size_t idx = node_index(c, n);
-    log_warnx("node %s is DOWN: %s", n->conf->name, reason);
-    n->down = true;
-    n->responding = false;
-    free(n->reason);
-    n->reason = xstrdup(reason);
-    n->reason_time = ctld_now();
-    n->reason_uid = 0;
-    for (size_t i = 0; i < c->njobs; i++) {
-        struct job *j = c->jobs[i];
-        if (j->state != JOB_RUNNING)
-            continue;
-        bool here = false;
-        for (size_t k = 0; k < j->nallocs && !here; k++)
-            here = j->allocs[k].node == idx;
-        if (!here)
-            continue;
-        if (j->requeue) {
-            job_requeue(c, j);
-            continue;
-        }
-        j->end_assumed = assumed && j->allocs[0].node == idx;
-        job_end(c, j, JOB_NODE_FAIL, 0, 0, 0);
+    return n->registered && n->responding && !n->down && !n->drain && !n->cleaning;
+}
+
+/* The nodes and partitions as the core sees them, pointing into the
+ * controller's state: for checks made at once, not for a pass (sched_snap.c
+ * copies what a pass reads). */
+void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in)
+{
+    memset(in, 0, sizeof *in);
+    struct sched_node *nodes = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *nodes);
+    for (size_t i = 0; i < c->nnodes; i++) {
+        const struct conf_node *cn = c->nodes[i].conf;
+        nodes[i] = (struct sched_node){ cn->name, cn->cpus, cn->mem_mb, cn->gpus, cn->gpu_type,
+                                        node_avail(&c->nodes[i]), cn->weight, cn->features };
     }
-    nodes_save_state(c);
+    in->nodes = nodes;
+    in->nnodes = c->nnodes;
+    in->parts = c->sparts;
+    in->nparts = c->conf->nparts;
 }
 
-/* Slurm's ReturnToService: 0, a DOWN node stays DOWN until an admin
- * resumes it; 1, one DOWN for not responding returns when its agent
- * registers; 2, one DOWN for any reason does. Herd's agents register at
- * every heartbeat, so only a registration after silence (or the first
- * since start-up) stands for slurmd's registration: an admin's DOWN on a
- * node that kept answering stays. */
-void node_return(struct ctld *c, struct node *n, bool was_silent)
+void ctld_sched_input_free(struct sched_input *in)
 {
-    int rts = c->conf->return_to_service;
-    bool silent = n->reason && strcmp(n->reason, "Not responding") == 0;
-    if (!n->down || !was_silent || rts == 0 || (rts == 1 && !silent))
-        return;
-    log_info("node %s returns to service (ReturnToService=%d)", n->conf->name, rts);
-    n->down = false;
-    if (!n->drain)
-        xfree(n->reason);
-    nodes_save_state(c);
-}
-
-/* After a restart, a node that runs jobs is expected back: it counts as
- * registered but silent, so that it goes DOWN (and its jobs fail) if it does
- * not report within SlurmdTimeout, and takes no new work until it does. */
-void nodes_expect_running(struct ctld *c)
-{
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
-        for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++) {
-            struct node *n = &c->nodes[j->allocs[k].node];
-            n->registered = true;
-            n->responding = false;
-            n->last_seen = ctld_now();
-        }
-    }
-}
-
-/* A node whose prolog failed takes no more work until an admin resumes it. */
-void node_drain(struct ctld *c, struct node *n, const char *reason)
-{
-    log_warnx("node %s drained: %s", n->conf->name, reason);
-    n->drain = true;
-    free(n->reason);
-    n->reason = xstrdup(reason);
-    n->reason_time = ctld_now();
-    n->reason_uid = 0;
-    nodes_save_state(c);
+    free((void *)in->nodes);
 }

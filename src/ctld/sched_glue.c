@@ -92,23 +92,19 @@ int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
 #define SCHED_MIN_GAP_MS 20
 #define SCHED_SLOW_MS 500
 
-static int64_t mono_us(void)
+/* A start came from a pass; every other change may let a job start. */
+void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
-static int64_t mono_ms(void)
-{
-    return mono_us() / 1000;
+    (void)j;
+    if (ev != JOB_STARTED)
+        ctld_sched_request(c);
 }
 
 void ctld_sched_request(struct ctld *c)
 {
     if (!c->sched_ev || event_pending(c->sched_ev, EV_TIMEOUT, NULL))
         return;
-    int64_t wait = c->last_pass_ms + SCHED_MIN_GAP_MS - mono_ms();
+    int64_t wait = c->last_pass_ms + SCHED_MIN_GAP_MS - ctld_mono_ms();
     if (c->last_pass_ms == 0 || wait <= 0) {
         event_active(c->sched_ev, EV_TIMEOUT, 0);
         return;
@@ -123,8 +119,8 @@ void ctld_sched_request(struct ctld *c)
 void ctld_sched_tick(struct ctld *c, int64_t now)
 {
     bool due = now - c->last_periodic_s >= c->bf_interval_s, pending = false;
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state != JOB_PENDING)
             continue;
         pending = true;
@@ -137,34 +133,6 @@ void ctld_sched_tick(struct ctld *c, int64_t now)
         c->last_periodic_s = now;
         ctld_sched_request(c);
     }
-}
-
-static bool node_avail(const struct node *n)
-{
-    return n->registered && n->responding && !n->down && !n->drain && !n->cleaning;
-}
-
-/* The nodes and partitions as the core sees them, pointing into the
- * controller's state: for checks made at once, not for a pass (sched_snap.c
- * copies what a pass reads). */
-void ctld_sched_input_fill(const struct ctld *c, struct sched_input *in)
-{
-    memset(in, 0, sizeof *in);
-    struct sched_node *nodes = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *nodes);
-    for (size_t i = 0; i < c->nnodes; i++) {
-        const struct conf_node *cn = c->nodes[i].conf;
-        nodes[i] = (struct sched_node){ cn->name, cn->cpus, cn->mem_mb, cn->gpus, cn->gpu_type,
-                                        node_avail(&c->nodes[i]), cn->weight, cn->features };
-    }
-    in->nodes = nodes;
-    in->nnodes = c->nnodes;
-    in->parts = c->sparts;
-    in->nparts = c->conf->nparts;
-}
-
-void ctld_sched_input_free(struct sched_input *in)
-{
-    free((void *)in->nodes);
 }
 
 /* Still true now, after the pass planned on a copy: the job is pending,
@@ -220,9 +188,9 @@ static void pass_stats(struct ctld *c, const struct sched_snap *s, int64_t us)
 
 static void pass_done(struct ctld *c, struct sched_snap *s)
 {
-    int64_t t0 = mono_us();
+    int64_t t0 = ctld_mono_us();
     apply(c, s);
-    int64_t planned = t0 - c->pass_start_us, applied = mono_us() - t0;
+    int64_t planned = t0 - c->pass_start_us, applied = ctld_mono_us() - t0;
     pass_stats(c, s, planned + applied);
     /* a slow pass is worth an operator's notice; the others are routine */
     if (planned + applied >= SCHED_SLOW_MS * 1000)
@@ -243,7 +211,7 @@ void ctld_sched_pass(struct ctld *c)
         c->sched_again = true;
         return;
     }
-    c->pass_start_us = mono_us();
+    c->pass_start_us = ctld_mono_us();
     c->last_pass_ms = c->pass_start_us / 1000;
     struct sched_snap *s = ctld_sched_snap_take(c, ctld_now());
     if (ctld_sched_worker_run(c, s, pass_done) < 0) {

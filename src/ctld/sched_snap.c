@@ -65,16 +65,17 @@ static void copy_job(struct sched_snap *s, struct sched_job *dst, const struct j
 static void copy_running(struct sched_snap *s, const struct ctld *c)
 {
     size_t nrun = 0, nallocs = 0;
-    for (size_t i = 0; i < c->njobs; i++)
-        if (c->jobs[i]->state == JOB_RUNNING) {
+    const struct job *j;
+    JOB_FOREACH(c, j)
+        if (j->state == JOB_RUNNING) {
             nrun++;
-            nallocs += c->jobs[i]->nallocs;
+            nallocs += j->nallocs;
         }
     struct sched_running *run = xcalloc(nrun ? nrun : 1, sizeof *run);
     s->allocs = xcalloc(nallocs ? nallocs : 1, sizeof *s->allocs);
     size_t r = 0, a = 0;
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING)
             continue;
         memcpy(s->allocs + a, j->allocs, j->nallocs * sizeof *s->allocs);
@@ -100,8 +101,8 @@ static void copy_pending(struct sched_snap *s, const struct ctld *c)
      * 28 jobs resident after the pass */
     struct sched_job *pend = xmalloc((c->njobs ? c->njobs : 1) * sizeof *pend);
     size_t n = 0, total = 0;
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state == JOB_PENDING && job_wait_reason(c, j, s->now) == SCHED_NONE)
             pend[n++] = j->req;   /* shallow until sorted */
     }

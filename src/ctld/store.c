@@ -2,6 +2,7 @@
 
 #include <event2/event.h>
 #include <sqlite3.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,8 +10,8 @@
 
 #include "common/log.h"
 #include "common/xmalloc.h"
-#include "ctld/ctld.h"
-#include "ctld/depend.h"
+#include "ctld/clock.h"
+#include "ctld/job_state.h"
 
 /* A commit waits at most this long, or this many writes, under load. */
 #define COMMIT_MAX_MS  20
@@ -332,30 +333,22 @@ static int64_t single_int(struct store *s, const char *sql)
     return v;
 }
 
-void store_load(struct store *s, struct ctld *c, int64_t since)
+uint64_t store_load_jobs(struct store *s, int64_t since, store_job_cb cb, void *arg)
 {
-    char err[256];
     sqlite3_stmt *st = prepare(s, sql_load);
     sqlite3_bind_int64(st, 1, since);
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
         json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
-        struct job *j = rec ? job_from_record(c, rec, id, err, sizeof err) : NULL;
+        cb(id, rec, arg);
         json_decref(rec);
-        if (j) {
-            job_insert(c, j);
-            depend_track(c, j);
-        } else
-            log_warnx("state database: job %llu not loaded: %s", (unsigned long long)id,
-                      rec ? err : "unreadable record");
     }
     sqlite3_finalize(st);
     uint64_t next = (uint64_t)single_int(s, sql_load_next);
     uint64_t max = (uint64_t)single_int(s, sql_max_id);
-    c->next_job_id = next > max ? next : max + 1;
-    if (c->next_job_id == 0)
-        c->next_job_id = 1;
+    next = next > max ? next : max + 1;
+    return next ? next : 1;
 }
 
 /* ---- accounting queries ---- */

@@ -12,9 +12,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-struct ctld;
 struct event_base;
-struct job;
 struct store;
 
 struct store *store_open(struct event_base *base, const char *path, char *err, size_t errlen);
@@ -56,10 +54,12 @@ int store_acct_query(struct store *s, const struct store_acct_filter *f, store_a
 typedef void (*store_cb)(void *arg);
 void store_after_commit(struct store *s, store_cb cb, void *arg);
 
-/* Loads every job not finished, or finished after `since`, into c (via
- * job_insert), and the next job id. A record that cannot be read is logged
- * and skipped. */
-void store_load(struct store *s, struct ctld *c, int64_t since);
+/* Hands the loader every job record not finished, or finished after
+ * `since`, by ascending id (rec borrowed; NULL for a row that is not JSON),
+ * and returns the next job id to give. The store keeps records; building
+ * jobs from them is the model's (job.c). */
+typedef void (*store_job_cb)(uint64_t id, json_t *rec, void *arg);
+uint64_t store_load_jobs(struct store *s, int64_t since, store_job_cb cb, void *arg);
 
 /* Small state kept as one JSON document per key ("fairshare": usage.c,
  * "nodes": admin node states); load gives NULL if none was saved. Saving

@@ -136,8 +136,8 @@ void usage_update(const struct ctld *c, struct prio *p, int64_t now)
     double decay = sched_usage_decay(1.0, now - p->last, p->half_life_s);
     for (size_t i = 0; i < as->n; i++)
         as->a[i].usage = zero ? 0.0 : as->a[i].usage * decay;
-    for (size_t i = 0; i < c->njobs; i++) {
-        const struct job *j = c->jobs[i];
+    const struct job *j;
+    JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING && (!job_is_finished(j) || j->end_time <= p->last))
             continue;
         int64_t dt = ran_within(j, p->last, now);

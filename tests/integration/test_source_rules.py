@@ -21,3 +21,65 @@ def test_slurm_error_numbers_defined_once():
                         where.append(f"{os.path.relpath(path, SRC)}:{n}: {line.strip()}")
     assert not where, "Slurm error numbers defined outside common/slurm_errno.h:\n" + \
         "\n".join(where)
+
+
+def _sources():
+    for root, _, files in os.walk(SRC):
+        for name in sorted(files):
+            if name.endswith((".c", ".h")):
+                path = os.path.join(root, name)
+                with open(path, encoding="utf-8", errors="replace") as f:
+                    yield os.path.relpath(path, SRC), f.read().split("\n")
+
+
+def test_functions_fit_on_a_screen():
+    """No function body runs past 80 lines: a body opens with '{' alone in
+    column 0 and closes with '}' in column 0, as the tree writes them."""
+    long = []
+    for rel, lines in _sources():
+        start = None
+        for n, line in enumerate(lines, 1):
+            if line == "{":
+                start = n
+            elif line.startswith("}") and start is not None:
+                if n - start - 1 > 80:
+                    long.append(f"{rel}:{start}: {n - start - 1} lines")
+                start = None
+    assert not long, "functions over 80 lines:\n" + "\n".join(long)
+
+
+def test_time_is_read_in_each_daemons_clock_only():
+    """The system clock is read in the clock modules (ctld, noded, client)
+    and nowhere else; the logger stamps its lines itself; the scheduling
+    core reads no time zone (it is given the offset)."""
+    where = []
+    clock_call = re.compile(r"\b(time\s*\(\s*NULL\s*\)|clock_gettime|gettimeofday\s*\()")
+    for rel, lines in _sources():
+        if rel.endswith("clock.c") or rel == os.path.join("common", "log.c"):
+            continue
+        for n, line in enumerate(lines, 1):
+            if clock_call.search(line) or (rel.startswith("sched") and "localtime" in line):
+                where.append(f"{rel}:{n}: {line.strip()}")
+    assert not where, "the clock read outside a clock module:\n" + "\n".join(where)
+
+
+def test_job_table_is_walked_through_its_iterator():
+    """Only job.c (the table's owner) indexes the controller's job table;
+    every other file walks it with JOB_FOREACH."""
+    where = []
+    for rel, lines in _sources():
+        if not rel.startswith("ctld") or rel in (os.path.join("ctld", "job.c"),
+                                                 os.path.join("ctld", "ctld.h")):
+            continue
+        for n, line in enumerate(lines, 1):
+            if re.search(r"->jobs\s*\[", line):
+                where.append(f"{rel}:{n}: {line.strip()}")
+    assert not where, "the job table indexed outside job.c:\n" + "\n".join(where)
+
+
+def test_store_does_not_know_the_job_model():
+    """The store keeps and hands back records; job.c builds jobs from them."""
+    with open(os.path.join(SRC, "ctld", "store.c"), encoding="utf-8") as f:
+        text = f.read()
+    for needle in ('#include "ctld/ctld.h"', "struct job *", "job_from_record", "job_insert"):
+        assert needle not in text, f"store.c uses the model: {needle}"
