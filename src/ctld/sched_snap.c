@@ -74,7 +74,6 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
     struct sched_running *run = xcalloc(nrun ? nrun : 1, sizeof *run);
     s->allocs = xcalloc(nallocs ? nallocs : 1, sizeof *s->allocs);
     size_t r = 0, a = 0;
-    const struct job *j;
     JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING)
             continue;
