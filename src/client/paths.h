@@ -29,6 +29,7 @@
 #define PATH_ACCOUNTING        "/v1/accounting"
 #define PATH_PRIORITIES        "/v1/priorities"
 #define PATH_SHARES            "/v1/shares"
+#define PATH_ACCTDB            "/v1/acctdb"             /* GET: sacctmgr show; POST: a change */
 #define PATH_DIAG              "/v1/diag"
 #define PATH_DIAG_RESET        "/v1/diag/reset"
 #define PATH_RECONFIGURE       "/v1/reconfigure"

@@ -411,7 +411,7 @@ static const struct key_def conf_keys[] = {
     { "SlurmdSpoolDir", set_str, C(spool_dir) }, { "SlurmdSyslogDebug", NULL, 0 },
     { "SlurmdTimeout", set_int, C(slurmd_timeout) }, { "SlurmdUser", NULL, 0 },
     { "SlurmSchedLogFile", NULL, 0 }, { "SlurmSchedLogLevel", NULL, 0 },
-    { "SlurmUser", NULL, 0 }, { "SrunEpilog", NULL, 0 }, { "SrunPortRange", NULL, 0 },
+    { "SlurmUser", set_str, C(slurm_user) }, { "SrunEpilog", NULL, 0 }, { "SrunPortRange", NULL, 0 },
     { "SrunProlog", NULL, 0 }, { "StateSaveLocation", set_str, C(state_save) },
     { "SuspendExcNodes", NULL, 0 }, { "SuspendExcParts", NULL, 0 },
     { "SuspendExcStates", NULL, 0 }, { "SuspendProgram", NULL, 0 },
@@ -1165,7 +1165,7 @@ void conf_destroy(struct conf *c)
     if (!c)
         return;
     char **strs[] = {
-        &c->path, &c->cluster_name, &c->mpi_default, &c->ctld_host, &c->ctld_addr, &c->state_save,
+        &c->path, &c->cluster_name, &c->slurm_user, &c->mpi_default, &c->ctld_host, &c->ctld_addr, &c->state_save,
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
         &c->dependency_params, &c->ctld_params, &c->slurmd_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,

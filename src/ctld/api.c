@@ -33,6 +33,8 @@ static const struct http_route routes[] = {
     { "POST", "/v1/reconfigure", api_reconfigure, HTTP_ROLE_USER },
     { "GET", "/v1/priorities", api_priorities, HTTP_ROLE_USER },
     { "GET", "/v1/shares", api_shares, HTTP_ROLE_USER },
+    { "GET", "/v1/acctdb", api_acctdb, HTTP_ROLE_USER },
+    { "POST", "/v1/acctdb", api_acctdb_edit, HTTP_ROLE_USER },
     { "GET", "/v1/accounting", api_accounting, HTTP_ROLE_USER },
     { "GET", "/v1/diag", api_diag, HTTP_ROLE_USER },
     { "POST", "/v1/diag/reset", api_diag_reset, HTTP_ROLE_USER },

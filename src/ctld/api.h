@@ -42,6 +42,10 @@ void api_diag_reset(struct http_req *r);
 /* api_acct.c */
 void api_accounting(struct http_req *r);
 
+/* api_acctmgr.c (sacctmgr) */
+void api_acctdb(struct http_req *r);
+void api_acctdb_edit(struct http_req *r);
+
 /* api_admin.c (scontrol) */
 void api_job_hold(struct http_req *r);
 void api_job_release(struct http_req *r);

@@ -1,11 +1,8 @@
 /*
- * assoc: the association tree fair share ranks, read from herd-assoc.conf
- * (docs/scheduling.md): lines of Key=Value pairs, '#' comments,
- *   Account=NAME [Parent=ACCOUNT] [FairShare=N]
- *   User=NAME Account=ACCOUNT [FairShare=N] [Default=yes]
- *   QOS=NAME Priority=N
- * A parent must be defined before its children. Users and accounts jobs
- * name that the file does not list join with FairShare=1.
+ * assoc: the association tree fair share ranks, built from the accounting
+ * database (acctdb.h) at start and after every sacctmgr change. Users and
+ * accounts that jobs name and the database does not list join with
+ * FairShare=1 ("implicit": enforcement of associations is not there yet).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -14,6 +11,7 @@
 #include <strings.h>
 
 #include "common/xmalloc.h"
+#include "ctld/acctdb.h"
 #include "ctld/prio.h"
 
 static char *assoc_key(const char *account, const char *user)
@@ -37,7 +35,7 @@ static size_t assoc_add(struct assocs *as, const char *account, const char *user
         as->a = xrealloc(as->a, as->cap * sizeof(*as->a));
     }
     as->a[as->n] = (struct assoc){ xstrdup(account), user ? xstrdup(user) : NULL, parent,
-                                   shares, 0.0 };
+                                   shares, 0.0, true };
     char *k = assoc_key(account, user);
     json_object_set_new(as->index, k, json_integer((json_int_t)as->n));
     free(k);
@@ -45,110 +43,92 @@ static size_t assoc_add(struct assocs *as, const char *account, const char *user
     return as->n++;
 }
 
-static bool parse_u32(const char *s, uint32_t *out)
+/* Usage by "account:user", to carry across a rebuild. */
+static json_t *usage_of(const struct assocs *as)
 {
-    char *end;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (!*s || *end || errno || v > UINT32_MAX)
-        return false;
-    *out = (uint32_t)v;
-    return true;
+    json_t *u = json_object();
+    for (size_t i = 0; i < as->n; i++)
+        if (as->a[i].user && as->a[i].usage > 0) {
+            char *k = assoc_key(as->a[i].account, as->a[i].user);
+            json_object_set_new(u, k, json_real(as->a[i].usage));
+            free(k);
+        }
+    return u;
 }
 
-struct line {
-    const char *account, *user, *parent, *qos, *fairshare, *priority, *dflt;
-};
-
-static int line_keys(char *text, struct line *l, char *err, size_t errlen)
+static void usage_restore(struct assocs *as, json_t *usage)
 {
-    char *save = NULL;
-    memset(l, 0, sizeof(*l));
-    for (char *tok = strtok_r(text, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
-        char *eq = strchr(tok, '=');
-        if (!eq || eq == tok || !eq[1]) {
-            snprintf(err, errlen, "'%s' is not Key=Value", tok);
-            return -1;
-        }
-        *eq++ = '\0';
-        const char **slot = !strcasecmp(tok, "Account") ? &l->account
-                          : !strcasecmp(tok, "User") ? &l->user
-                          : !strcasecmp(tok, "Parent") ? &l->parent
-                          : !strcasecmp(tok, "QOS") ? &l->qos
-                          : !strcasecmp(tok, "FairShare") ? &l->fairshare
-                          : !strcasecmp(tok, "Priority") ? &l->priority
-                          : !strcasecmp(tok, "Default") ? &l->dflt : NULL;
-        if (!slot) {
-            snprintf(err, errlen, "unknown key '%s'", tok);
-            return -1;
-        }
-        *slot = eq;
+    const char *key;
+    json_t *v;
+    json_object_foreach(usage, key, v) {
+        const char *colon = strchr(key, ':');
+        char *account = xstrndup(key, (size_t)(colon - key));
+        as->a[assocs_user(as, colon + 1, account)].usage = json_real_value(v);
+        free(account);
     }
-    return 0;
 }
 
-static int apply_line(struct assocs *as, const struct line *l, char *err, size_t errlen)
+static uint32_t shares_of(const json_t *a)
 {
-    uint32_t shares = 1, prio = 0;
-    if (l->fairshare && !parse_u32(l->fairshare, &shares)) {
-        snprintf(err, errlen, "invalid FairShare '%s'", l->fairshare);
-        return -1;
-    }
-    if (l->qos) {
-        if (!l->priority || !parse_u32(l->priority, &prio)) {
-            snprintf(err, errlen, "QOS=%s needs Priority=N", l->qos);
-            return -1;
-        }
-        json_object_set_new(as->qos, l->qos, json_integer(prio));
-        if (prio > as->max_qos)
-            as->max_qos = prio;
-        return 0;
-    }
-    if (!l->account) {
-        snprintf(err, errlen, "a line needs Account= (or QOS=)");
-        return -1;
-    }
-    size_t parent = assoc_find(as, l->user ? l->account : (l->parent ? l->parent : "root"), NULL);
-    if (parent == SCHED_ASSOC_NONE) {
-        snprintf(err, errlen, "account '%s' is not defined above", l->user ? l->account : l->parent);
-        return -1;
-    }
-    if (assoc_find(as, l->account, l->user) != SCHED_ASSOC_NONE) {
-        snprintf(err, errlen, "%s%s%s defined twice", l->account, l->user ? ":" : "",
-                 l->user ? l->user : "");
-        return -1;
-    }
-    assoc_add(as, l->account, l->user, parent, shares);
-    if (l->user && (!json_object_get(as->defaults, l->user) ||
-                    (l->dflt && !strcasecmp(l->dflt, "yes"))))
-        json_object_set_new(as->defaults, l->user, json_string(l->account));
-    return 0;
+    json_int_t s = json_integer_value(json_object_get(a, "Fairshare"));
+    return s > 0 && s <= UINT32_MAX ? (uint32_t)s : 1;
 }
 
-int assocs_load(struct assocs *as, const char *path, char *err, size_t errlen)
+/* An account's users, then its sub-accounts, depth first: the order Slurm
+ * lists associations in. */
+static void add_children(struct assocs *as, const json_t *db, const char *acct, size_t idx,
+                         int depth)
 {
-    memset(as, 0, sizeof(*as));
+    const json_t *list = json_object_get(db, "assocs");
+    size_t i;
+    json_t *a;
+    json_array_foreach(list, i, a) {
+        const char *user = json_string_value(json_object_get(a, "user"));
+        if (user && !strcmp(json_string_value(json_object_get(a, "account")), acct))
+            assoc_add(as, acct, user, idx, shares_of(a));
+    }
+    json_array_foreach(list, i, a) {
+        const char *name = json_string_value(json_object_get(a, "account"));
+        const char *parent = json_string_value(json_object_get(a, "Parent"));
+        if (!json_object_get(a, "user") && parent && !strcmp(parent, acct) && depth < 64)
+            add_children(as, db, name, assoc_add(as, name, NULL, idx, shares_of(a)), depth + 1);
+    }
+}
+
+static void qos_priorities(struct assocs *as, const json_t *db)
+{
+    const char *name;
+    json_t *q;
+    json_object_foreach(json_object_get(db, "qos"), name, q) {
+        json_int_t p = json_integer_value(json_object_get(q, "Priority"));
+        json_object_set_new(as->qos, name, json_integer(p));
+        if (p > 0 && (uint32_t)p > as->max_qos)
+            as->max_qos = (uint32_t)p;
+    }
+}
+
+void assocs_build(struct assocs *as, const json_t *db)
+{
+    json_t *usage = usage_of(as);
+    assocs_free(as);
     as->index = json_object();
     as->defaults = json_object();
     as->qos = json_object();
-    assoc_add(as, "root", NULL, SCHED_ASSOC_NONE, 1);
-    FILE *f = path ? fopen(path, "r") : NULL;
-    if (!f)
-        return 0;
-    char buf[1024], msg[256];
-    int lineno = 0, rc = 0;
-    while (rc == 0 && fgets(buf, sizeof buf, f)) {
-        struct line l;
-        lineno++;
-        buf[strcspn(buf, "#")] = '\0';
-        if (line_keys(buf, &l, msg, sizeof msg) < 0 ||
-            ((l.account || l.user || l.qos) && apply_line(as, &l, msg, sizeof msg) < 0)) {
-            snprintf(err, errlen, "%s:%d: %s", path, lineno, msg);
-            rc = -1;
-        }
+    const json_t *root = acctdb_assoc(db, "root", NULL);
+    add_children(as, db, "root", assoc_add(as, "root", NULL, SCHED_ASSOC_NONE, shares_of(root)),
+                 0);
+    for (size_t i = 0; i < as->n; i++)
+        as->a[i].implicit = false;
+    const char *name;
+    json_t *u;
+    json_object_foreach(json_object_get(db, "users"), name, u) {
+        json_t *d = json_object_get(u, "DefaultAccount");
+        if (json_is_string(d))
+            json_object_set(as->defaults, name, d);
     }
-    fclose(f);
-    return rc;
+    qos_priorities(as, db);
+    usage_restore(as, usage);
+    json_decref(usage);
 }
 
 void assocs_free(struct assocs *as)

@@ -20,12 +20,16 @@
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
  *   sched_snap.c (the snapshot a pass plans on), sched_worker.c (the pass's
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
+ * - accounting entities (acctdb.h): acctdb.c (the document), acctdb_seed.c
+ *   (herd-assoc.conf, once), acctdb_edit.c, acctdb_set.c and
+ *   acctdb_delete.c (sacctmgr's changes).
  * - the store: store.c (SQLite, group commit; the only SQL; rows in and out,
  *   no job objects).
  * - routes: api.c (the one route table), api_check.c (the checks job
  *   requests share, the answer sent after commit), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
  *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
+ *   api_acctmgr.c (sacctmgr),
  *   api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
  *   table).
  */

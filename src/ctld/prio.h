@@ -28,6 +28,7 @@ struct assoc {
     size_t parent;         /* index; SCHED_ASSOC_NONE for root */
     uint32_t shares;
     double usage;          /* users: decayed billing-seconds */
+    bool implicit;         /* a job named it; the database does not list it */
 };
 
 struct assocs {
@@ -42,8 +43,8 @@ struct assocs {
 };
 
 /* assoc.c */
-/* Reads the associations file; a missing file is no error (root alone). */
-int assocs_load(struct assocs *as, const char *path, char *err, size_t errlen);
+/* The tree again from the accounting database (acctdb.h), usage kept. */
+void assocs_build(struct assocs *as, const json_t *db);
 void assocs_free(struct assocs *as);
 /* The user's association under account (or the user's default account, or
  * root), created with FairShare=1 if the file did not list it. */
@@ -60,6 +61,7 @@ struct prio {
     struct sched_prio_weights w;
     double max_part_factor;
     struct assocs as;
+    json_t *db;            /* the accounting database: acctdb.h */
     struct sched_billing *bill;  /* per partition */
     int64_t last;          /* usage is as of this time */
     int64_t half_life_s;
@@ -71,6 +73,9 @@ struct prio {
  * error naming the line) and stored usage; -1 with err. */
 int prio_init(struct ctld *c, char *err, size_t errlen);
 void prio_destroy(struct ctld *c);
+/* Takes db as the accounting database: stored, the fair-share tree rebuilt
+ * and a scheduling pass asked for. */
+void prio_acctdb_replace(struct ctld *c, json_t *db);
 struct prio *prio_get(const struct ctld *c);
 /* The job's factors and priority now. */
 void prio_job(const struct ctld *c, const struct job *j, int64_t now,

@@ -15,7 +15,9 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/acctdb.h"
 #include "ctld/prio.h"
+#include "ctld/store.h"
 
 static void prio_tick(evutil_socket_t fd, short what, void *arg)
 {
@@ -35,6 +37,36 @@ static char *assoc_path(const struct conf *conf)
     char *path = xasprintf("%s/herd-assoc.conf", dirname(copy));
     free(copy);
     return path;
+}
+
+/* The stored accounting database, or a new one seeded from herd-assoc.conf
+ * (and stored at once, so the file is read only on the first start). */
+static int acctdb_open(const struct ctld *c, struct prio *p, char *err, size_t errlen)
+{
+    p->db = c->store ? store_doc_load(c->store, "acctdb") : NULL;
+    if (!p->db) {
+        p->db = acctdb_new();
+        char *path = assoc_path(c->conf);
+        int rc = acctdb_seed(p->db, path, err, errlen);
+        free(path);
+        if (rc < 0)
+            return -1;
+        if (c->store)
+            store_doc_save(c->store, "acctdb", p->db);
+    }
+    assocs_build(&p->as, p->db);
+    return 0;
+}
+
+void prio_acctdb_replace(struct ctld *c, json_t *db)
+{
+    struct prio *p = prio_get(c);
+    json_decref(p->db);
+    p->db = db;
+    if (c->store)
+        store_doc_save(c->store, "acctdb", db);
+    assocs_build(&p->as, db);
+    ctld_sched_request(c);
 }
 
 static void prio_weights(const struct ctld *c, struct prio *p)
@@ -60,10 +92,7 @@ int prio_init(struct ctld *c, char *err, size_t errlen)
     struct prio *p = c->prio = xcalloc(1, sizeof(*p));
     p->multifactor = strcmp(c->conf->priority_type, "priority/basic") != 0;
     prio_weights(c, p);
-    char *path = assoc_path(c->conf);
-    int rc = assocs_load(&p->as, path, err, errlen);
-    free(path);
-    if (rc < 0)
+    if (acctdb_open(c, p, err, errlen) < 0)
         return -1;
     usage_init(c, p);
     if (c->base) {
@@ -84,6 +113,7 @@ void prio_destroy(struct ctld *c)
     if (p->tick)
         event_free(p->tick);
     assocs_free(&p->as);
+    json_decref(p->db);
     free(p->bill);
     free(p);
     c->prio = NULL;
