@@ -205,6 +205,31 @@ static int set_bool(struct parse *st, const struct key_def *k, void *base, const
     return 0;
 }
 
+/* AccountingStorageEnforce: a comma list; limits, qos and safe imply
+ * associations, safe implies limits, all is everything but nojobs/nosteps. */
+static int set_enforce(struct parse *st, const struct key_def *k, void *base, const char *val)
+{
+    static const struct { const char *word; int bits; } words[] = {
+        { "associations", 1 }, { "limits", 3 }, { "qos", 5 }, { "safe", 11 }, { "all", 15 },
+        { "wckeys", 1 }, { "nojobs", 0 }, { "nosteps", 0 }, { "none", 0 },
+    };
+    int bits = 0;
+    char *copy = xstrdup(val), *save = NULL;
+    for (char *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < sizeof words / sizeof *words && strcasecmp(words[i].word, w))
+            i++;
+        if (i == sizeof words / sizeof *words) {
+            free(copy);
+            return bad_value(st, k, val);
+        }
+        bits |= words[i].bits;
+    }
+    free(copy);
+    *(int *)((char *)base + k->off) = bits;
+    return 0;
+}
+
 static int set_limit(struct parse *st, const struct key_def *k, void *base, const char *val)
 {
     int64_t v;
@@ -328,7 +353,7 @@ static int set_part_state(struct parse *st, const struct key_def *k, void *base,
 
 /* Keys with a NULL setter are Slurm's, accepted and not used by Herd. */
 static const struct key_def conf_keys[] = {
-    { "AccountingStorageEnforce", NULL, 0 }, { "AccountingStorageHost", NULL, 0 },
+    { "AccountingStorageEnforce", set_enforce, C(acct_enforce) }, { "AccountingStorageHost", NULL, 0 },
     { "AccountingStorageLoc", NULL, 0 }, { "AccountingStoragePass", NULL, 0 },
     { "AccountingStoragePort", NULL, 0 }, { "AccountingStorageTRES", NULL, 0 },
     { "AccountingStorageType", NULL, 0 }, { "AccountingStorageUser", NULL, 0 },

@@ -46,6 +46,7 @@ struct conf {
     char *path;
     char *cluster_name;        /* ClusterName; default "cluster" */
     char *slurm_user;          /* SlurmUser: may change accounts and QOS as root; NULL root */
+    int acct_enforce;          /* AccountingStorageEnforce: ENFORCE_* bits (ctld/limits.h) */
     char *mpi_default;         /* MpiDefault: srun's --mpi when not given; NULL: none */
     char *ctld_host;           /* SlurmctldHost first value (name, "name(addr)" gives addr) */
     char *ctld_addr;           /* address to reach it; default the host name */

@@ -16,6 +16,7 @@
 #include "ctld/api.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/limits.h"
 #include "ctld/depend.h"
 #include "ctld/job_list.h"
 #include "ctld/store.h"
@@ -70,6 +71,20 @@ static void submit_commit(struct ctld *c, struct job *j, json_t *spec, struct en
     log_debug("job %llu submitted by uid %u", (unsigned long long)j->id, (unsigned)j->uid);
 }
 
+/* A job built from its spec and within the enforced limits; NULL with
+ * the status, code and message of a refusal. */
+static struct job *job_admitted(struct ctld *c, json_t *spec, uint64_t id, struct http_req *r,
+                                int *status, int *code, char *err, size_t errlen)
+{
+    struct job *j = job_from_spec(c, spec, id, r->who.uid, r->who.gid, status, code, err,
+                                  errlen);
+    if (j && limits_admit(c, j, status, code, err, errlen) < 0) {
+        job_destroy(j);
+        return NULL;
+    }
+    return j;
+}
+
 /* The specs of {"defaults": {...}, "jobs": [spec, ...]}: each job is the
  * defaults with its own keys over them; NULL, answered, if malformed. */
 static json_t *bulk_specs(struct http_req *r, json_t *many)
@@ -121,8 +136,8 @@ static json_t *submit_many(struct http_req *r, json_t *many)
     int status = 400, code = 0;
     char err[512];
     for (i = 0; i < n; i++) {
-        jobs[i] = job_from_spec(c, json_array_get(specs, i), c->next_job_id + i, r->who.uid,
-                                r->who.gid, &status, &code, err, sizeof err);
+        jobs[i] = job_admitted(c, json_array_get(specs, i), c->next_job_id + i, r, &status,
+                               &code, err, sizeof err);
         if (!jobs[i])
             break;
     }
@@ -152,8 +167,7 @@ static json_t *submit_single(struct http_req *r)
     struct ctld *c = r->ctx;
     int status = 400, code = 0;
     char err[512];
-    struct job *j = job_from_spec(c, r->body, c->next_job_id, r->who.uid, r->who.gid, &status,
-                                  &code, err, sizeof err);
+    struct job *j = job_admitted(c, r->body, c->next_job_id, r, &status, &code, err, sizeof err);
     if (!j) {
         http_reply_error(r, status, code, "%s", err);
         return NULL;

@@ -96,6 +96,7 @@ struct job {
     int restarts;          /* times requeued */
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
     char *reason_text;     /* pending: the last pass's reason in plain words; NULL none */
+    const char *limit_reason;  /* reason SCHED_LIMIT: Slurm's name of the limit (static) */
     unsigned spec_gen;     /* bumped when the spec changes: a pass planned on the old one */
     struct job_array *array;   /* sbatch --array: array.h; NULL for a plain job */
     uint64_t array_job_id;     /* an array's job (its meta job's id); 0 for a plain job */

@@ -624,6 +624,8 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
         return sched_reason_name(w);
     if (j->state == JOB_PENDING && array_throttled(c, j))
         return "JobArrayTaskLimit";   /* Slurm's reason; the scheduler never saw these tasks */
+    if (j->state == JOB_PENDING && j->reason == SCHED_LIMIT && j->limit_reason)
+        return j->limit_reason;
     if (j->state == JOB_PENDING)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)

@@ -149,6 +149,19 @@ static bool still_valid(struct ctld *c, const struct sched_snap *s, size_t i, st
     return true;
 }
 
+/* A job over a limit: Slurm's name for it, the words, and a start no
+ * sooner than the first end of a job holding the limit. */
+static void limit_held(const struct limit_table *t, const struct sched_decision *d,
+                       struct job *j)
+{
+    const struct limit_info *li = &t->info[d->limit];
+    j->limit_reason = limits_reason_name(li, d->limit_res);
+    free(j->reason_text);
+    j->reason_text = limits_reason_text(t, d->limit, d->limit_res, j);
+    if (li->next_job && (j->start_estimate < 0 || j->start_estimate < li->next_end))
+        j->start_estimate = li->next_end;
+}
+
 static void apply(struct ctld *c, struct sched_snap *s)
 {
     for (size_t i = 0; i < s->out.n && i < s->in.npending; i++) {
@@ -166,6 +179,10 @@ static void apply(struct ctld *c, struct sched_snap *s)
         }
         j->reason = d->reason;
         j->start_estimate = d->start_estimate;
+        if (d->reason == SCHED_LIMIT && d->limit < s->limits.n) {
+            limit_held(&s->limits, d, j);
+            continue;
+        }
         if (!j->reason_text || !s->words[i] || strcmp(j->reason_text, s->words[i]) != 0) {
             free(j->reason_text);
             j->reason_text = s->words[i];   /* taken from the snapshot */

@@ -141,6 +141,7 @@ struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
     s->in.parts = s->parts;
     copy_running(s, c);
     copy_pending(s, c);
+    limits_snap(c, s);
     s->in.policy = c->policy;
     s->in.bf_window_s = c->bf_window_s;
     s->in.bf_resolution_s = c->bf_resolution_s;
@@ -164,6 +165,7 @@ void ctld_sched_snap_free(struct sched_snap *s)
     free(s->allocs);
     free(s->gens);
     free(s->metas);
+    limits_table_free(&s->limits);
     if (s->words)
         for (size_t i = 0; i < s->out.n; i++)
             free(s->words[i]);

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ctld/limits.h"
 #include "sched/sched.h"
 
 struct ctld;
@@ -24,6 +25,7 @@ struct sched_snap {
     struct sched_part *parts;
     struct sched_alloc *allocs;    /* the running jobs' allocations */
     struct arena_block *arena;
+    struct limit_table limits; /* the limits the pending jobs count against */
     /* filled by the worker thread */
     struct sched_output out;
     char **words;              /* per decision: its reason in plain words; NULL none */

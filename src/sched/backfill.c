@@ -25,6 +25,7 @@ struct bf {
     uint64_t gen;                  /* bumped whenever the model changes */
     size_t tested;                 /* jobs tested since the first blocked one */
     bool any_blocked;
+    struct sched_limits limits;
 };
 
 /* Failed "start now" tries, by job shape: a job whose shape failed with a
@@ -207,10 +208,14 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
     for (size_t k = 0; k < n; k++) {
         struct sched_decision *d = &out->d[df[k].i];
         const struct sched_job *j = &b->in->pending[df[k].i];
-        if (bf_depth_left(b))
+        if (!sched_limits_fit(&b->limits, j, d))
+            d->reason = SCHED_LIMIT;
+        else if (bf_depth_left(b))
             bf_try_now(b, j, sched_job_dur(b->in, j), d);
         else
             d->reason = SCHED_PRIORITY;
+        if (d->reason == SCHED_NONE)
+            sched_limits_take(&b->limits, j);
     }
 }
 
@@ -222,6 +227,8 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     enum sched_policy pol = b->in->policy;
 
     d->reason = bf_static(b, j);
+    if (d->reason == SCHED_NONE && !sched_limits_fit(&b->limits, j, d))
+        d->reason = SCHED_LIMIT;
     if (d->reason != SCHED_NONE)
         return;
     if (pol == SCHED_POLICY_BACKFILL || !b->reserved[j->part]) {
@@ -238,6 +245,8 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     } else {
         d->reason = SCHED_PRIORITY;
     }
+    if (d->reason == SCHED_NONE && d->nallocs > 0)   /* started now, not deferred */
+        sched_limits_take(&b->limits, j);
 }
 
 void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out)
@@ -247,6 +256,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     struct bf_defer *df = xcalloc(in->npending ? in->npending : 1, sizeof(*df));
 
     b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
+    sched_limits_init(&b.limits, in);
     if (!sched_pool_new(in, now, &b.model)) {
         bf_ready(&b);
         sched_profile_new(in, now, &b.ctx, &b.model);
@@ -262,4 +272,5 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.reserved);
     xfree(b.memo);
     xfree(df);
+    sched_limits_fini(&b.limits);
 }

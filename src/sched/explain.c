@@ -157,6 +157,9 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
     case SCHED_REQ_NODE_NOT_AVAIL:
         snprintf(buf, len, "a node it asks for (-w) is down, drained or not responding");
         break;
+    case SCHED_LIMIT:
+        snprintf(buf, len, "over a limit of its QOS or account");   /* the caller says which */
+        break;
     case SCHED_BAD_CONSTRAINTS:
         snprintf(buf, len, "no node of partition %s could ever run it%s%s%s", part,
                  j->constraint && *j->constraint ? " (features " : "",

@@ -17,6 +17,7 @@ struct plan {
     struct sched_free *free;       /* what each node can still take in this pass */
     struct sched_free *empty;      /* the cluster with nothing running, all up */
     bool *blocked;                 /* per partition: a job waits for resources */
+    struct sched_limits limits;
 };
 
 static void plan_init(struct plan *p, const struct sched_input *in)
@@ -30,6 +31,7 @@ static void plan_init(struct plan *p, const struct sched_input *in)
     p->blocked = xcalloc(in->nparts ? in->nparts : 1, sizeof(*p->blocked));
     sched_free_current(in, p->free);
     sched_free_empty(in, p->empty);
+    sched_limits_init(&p->limits, in);
 }
 
 static void plan_fini(struct plan *p)
@@ -38,6 +40,7 @@ static void plan_fini(struct plan *p)
     xfree(p->free);
     xfree(p->empty);
     xfree(p->blocked);
+    sched_limits_fini(&p->limits);
 }
 
 /* Gives the job the nodes placement chose and takes them out of the view. */
@@ -72,6 +75,8 @@ static enum sched_reason plan_job(struct plan *p, const struct sched_job *j,
     r = sched_check_static(&p->ctx, p->empty, j);
     if (r != SCHED_NONE)
         return r;
+    if (!sched_limits_fit(&p->limits, j, d))
+        return SCHED_LIMIT;
     if (p->blocked[j->part])
         return SCHED_PRIORITY;
     if (sched_check_req(&p->ctx, p->free, j) == SCHED_REQ_DOWN) {
@@ -80,6 +85,7 @@ static enum sched_reason plan_job(struct plan *p, const struct sched_job *j,
     }
     if (sched_place(&p->ctx, p->free, j)) {
         plan_start(p, j, d);
+        sched_limits_take(&p->limits, j);
         return SCHED_NONE;
     }
     if (!sched_place(&p->ctx, p->empty, j))

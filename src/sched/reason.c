@@ -13,6 +13,7 @@ const char *sched_reason_name(enum sched_reason r)
     case SCHED_PART_TIME_LIMIT: return "PartitionTimeLimit";
     case SCHED_REQ_NODE_NOT_AVAIL: return "ReqNodeNotAvail";
     case SCHED_BAD_CONSTRAINTS: return "BadConstraints";
+    case SCHED_LIMIT: return "AccountingPolicy";   /* the caller names the limit */
     case SCHED_BEGIN_TIME: return "BeginTime";
     case SCHED_DEPENDENCY: return "Dependency";
     case SCHED_DEP_NEVER: return "DependencyNeverSatisfied";

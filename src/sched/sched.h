@@ -28,6 +28,8 @@ enum sched_reason {
     SCHED_PART_TIME_LIMIT,         /* "PartitionTimeLimit": limit over MaxTime */
     SCHED_REQ_NODE_NOT_AVAIL,      /* "ReqNodeNotAvail": a -w node is down/drained */
     SCHED_BAD_CONSTRAINTS,         /* "BadConstraints": no node of the partition could ever fit */
+    SCHED_LIMIT,                   /* over one of its limits (sched_limit); the caller names
+                                      it from sched_decision.limit and .limit_res */
     /* Set by the controller before a pass, never by sched_plan: */
     SCHED_BEGIN_TIME,              /* "BeginTime": --begin is in the future */
     SCHED_DEPENDENCY,              /* "Dependency": waits for other jobs */
@@ -72,6 +74,27 @@ struct sched_running {
     int64_t end_time;              /* expected end (start + time limit); < 0 unknown */
 };
 
+/* What a limit counts. WALL is a time limit's minutes, per job only. */
+enum sched_res {
+    SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU, SCHED_RES_WALL,
+    SCHED_RES_N
+};
+
+/* A limit jobs count against (a QOS's or an association's: per user, per
+ * account, for a group, per job). left: what the running jobs leave of it
+ * for new starts (jobs, CPUs, MB, nodes, GPUs); per_job: the most one job
+ * may ask for. < 0: no limit. A job over one of its limits waits with
+ * SCHED_LIMIT: it holds nothing in the plan and blocks no other job. */
+struct sched_limit {
+    int64_t left[SCHED_RES_N];
+    int64_t per_job[SCHED_RES_N];
+};
+
+/* What a job asks for in all, as limits count it. */
+struct sched_tres {
+    int64_t cpus, mem_mb, nodes, gpus;
+};
+
 struct sched_job {
     uint64_t job_id;
     size_t part;                   /* index into sched_input.parts */
@@ -96,7 +119,11 @@ struct sched_job {
     int64_t predict_s;             /* predicted run time: HERD's backfill order (shortest
                                       first); <= 0: the planned one */
     const char *constraint;        /* -C: "a&b" (or "a,b") all of them, "a|b" either; NULL none */
+    const uint32_t *limits;        /* indices into sched_input.limits it counts against */
+    size_t nlimits;
 };
+
+void sched_job_tres(const struct sched_job *j, struct sched_tres *out);
 
 /* How a pass orders and starts jobs. FIFO is the main scheduler alone:
  * strict priority order per partition, nothing jumps a blocked job. The
@@ -129,6 +156,8 @@ struct sched_input {
     int64_t bf_window_s;           /* reservations only this far ahead; 0: no limit */
     int bf_resolution_s;           /* planned times round up to this; 0: 1 s */
     size_t bf_max_job_test;        /* jobs tested past the first blocked; 0: all */
+    const struct sched_limit *limits;
+    size_t nlimits;
     int32_t utc_offset_s;          /* local time's offset east of UTC at the pass's now:
                                       the reason text's times are shown in it (the core
                                       reads no time zone; 0: UTC) */
@@ -142,6 +171,8 @@ struct sched_decision {
     int64_t start_estimate;        /* now if it starts; planned start; -1 unknown */
     bool forecast;                 /* start_estimate is a forecast (estimate.c), not a
                                       reservation the plan keeps */
+    uint32_t limit;                /* SCHED_LIMIT: the index of the limit it is over */
+    enum sched_res limit_res;      /* and what of it */
 };
 
 struct sched_output {

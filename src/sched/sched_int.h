@@ -138,6 +138,19 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
 
 /* The pass with planning ahead (every policy but FIFO). */
 void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out);
+
+/* limits.c: what the pass's starts leave of each limit. */
+struct sched_limits {
+    const struct sched_limit *lim;
+    int64_t (*left)[SCHED_RES_N];
+    size_t n;
+};
+void sched_limits_init(struct sched_limits *l, const struct sched_input *in);
+void sched_limits_fini(struct sched_limits *l);
+/* Does j fit all its limits? If not, d says which and what. */
+bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
+                      struct sched_decision *d);
+void sched_limits_take(struct sched_limits *l, const struct sched_job *j);
 /* The run time a job is planned with: its estimate, else its time limit,
  * else its partition's MaxTime, else SCHED_FOREVER. */
 int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j);

@@ -642,6 +642,54 @@ static void test_empty_input(void **state)
     cl_free(c);
 }
 
+static const uint32_t user_a[] = { 0 }, user_a_and_group[] = { 0, 1 }, group[] = { 1 };
+
+/* Four 1-GPU jobs of a user allowed 2 GPUs, then another user's: two of the
+ * first user's start, the others wait with the limit and block nothing;
+ * under every policy. A per-job wall limit holds a job with no time limit. */
+static void test_limits(void **state)
+{
+    (void)state;
+    for (int pol = SCHED_POLICY_FIFO; pol <= SCHED_POLICY_HERD; pol++) {
+        struct cluster *c = cl_new();
+        struct sched_limit lim[2];
+        for (int r = 0; r < SCHED_RES_N; r++)
+            lim[0].left[r] = lim[0].per_job[r] = lim[1].left[r] = lim[1].per_job[r] = -1;
+        lim[0].left[SCHED_RES_GPU] = 2;
+        lim[1].per_job[SCHED_RES_WALL] = 60;
+        cl_node(c, 8, 1000, 8, NULL);
+        cl_part(c, 0, 1, -1);
+        for (int i = 0; i < 4; i++) {
+            struct sched_job *j = cl_job(c, 0);
+            j->gpus = 1;
+            j->time_limit_min = 10;
+            j->limits = i == 3 ? user_a_and_group : user_a;
+            j->nlimits = i == 3 ? 2 : 1;
+        }
+        cl_job(c, 0)->gpus = 1;
+        c->jobs[4].time_limit_min = 10;
+        struct sched_job *forever = cl_job(c, 0);
+        forever->limits = group;
+        forever->nlimits = 1;
+        c->in.limits = lim;
+        c->in.nlimits = 2;
+        c->in.policy = (enum sched_policy)pol;
+        const struct sched_decision *d = cl_plan(c);
+        assert_int_equal(d[0].reason, SCHED_NONE);
+        assert_int_equal(d[1].reason, SCHED_NONE);
+        for (int i = 2; i < 4; i++) {
+            assert_int_equal(d[i].reason, SCHED_LIMIT);
+            assert_int_equal(d[i].limit, 0);
+            assert_int_equal(d[i].limit_res, SCHED_RES_GPU);
+        }
+        assert_int_equal(d[4].reason, SCHED_NONE);
+        assert_int_equal(d[5].reason, SCHED_LIMIT);
+        assert_int_equal(d[5].limit, 1);
+        assert_int_equal(d[5].limit_res, SCHED_RES_WALL);
+        cl_free(c);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -662,6 +710,7 @@ int main(void)
         cmocka_unit_test(test_feasible),
         cmocka_unit_test(test_deterministic_no_overlap),
         cmocka_unit_test(test_empty_input),
+        cmocka_unit_test(test_limits),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

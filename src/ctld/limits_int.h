@@ -1,0 +1,31 @@
+/*
+ * limits_int: what the limit files share (limits.h): where each limit of a
+ * job comes from, and its settings read into the core's form.
+ */
+#ifndef HERD_CTLD_LIMITS_INT_H
+#define HERD_CTLD_LIMITS_INT_H
+
+#include <jansson.h>
+
+#include "ctld/limits.h"
+
+struct ctld;
+struct job;
+
+struct limit_src {
+    enum limit_kind kind;
+    const char *name, *holder;     /* as in limit_info */
+    const json_t *obj;             /* the QOS's or association's settings (for
+                                      LK_ASSOC_USER, with the inherited Max* ones) */
+};
+
+/* Calls fn for every limit set that the job counts against. */
+void limits_of_job(const struct ctld *c, const struct job *j,
+                   void (*fn)(const struct limit_src *src, void *arg), void *arg);
+/* limits_submit.c: Slurm's reason name of the submit limit the job would
+ * go over, or NULL. */
+const char *limits_submit_over(const struct ctld *c, const struct job *j);
+/* The limit's settings into l (which starts all -1). */
+void limits_caps(const struct limit_src *src, struct sched_limit *l);
+
+#endif

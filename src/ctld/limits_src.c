@@ -1,0 +1,120 @@
+/*
+ * limits_src: which limits a job counts against. Its QOS's per-user,
+ * per-account, group and per-job limits; the group limits of every
+ * association from its own up to root; and its own association's MaxJobs,
+ * MaxTRES and MaxWall, each taken from the nearest association that sets it,
+ * as Slurm inherits them.
+ */
+#include <string.h>
+
+#include "ctld/acctdb.h"
+#include "ctld/ctld.h"
+#include "ctld/limits_int.h"
+#include "ctld/prio.h"
+
+static bool has(const json_t *o, const char *a, const char *b)
+{
+    return json_object_get(o, a) || (b && json_object_get(o, b));
+}
+
+static void tres_into(const json_t *tres, int64_t out[SCHED_RES_N])
+{
+    static const struct { const char *name; enum sched_res r; } map[] = {
+        { "cpu", SCHED_RES_CPU }, { "mem", SCHED_RES_MEM }, { "node", SCHED_RES_NODE },
+        { "gres/gpu", SCHED_RES_GPU },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
+        json_t *v = json_object_get(tres, map[i].name);
+        if (json_is_integer(v))
+            out[map[i].r] = json_integer_value(v);
+    }
+}
+
+static void count_into(const json_t *v, int64_t *out)
+{
+    if (json_is_integer(v))
+        *out = json_integer_value(v);
+}
+
+void limits_caps(const struct limit_src *src, struct sched_limit *l)
+{
+    const json_t *o = src->obj;
+    switch (src->kind) {
+    case LK_QOS_USER:
+        tres_into(json_object_get(o, "MaxTRESPerUser"), l->left);
+        count_into(json_object_get(o, "MaxJobsPerUser"), &l->left[SCHED_RES_JOBS]);
+        break;
+    case LK_QOS_ACCOUNT:
+        tres_into(json_object_get(o, "MaxTRESPerAccount"), l->left);
+        count_into(json_object_get(o, "MaxJobsPerAccount"), &l->left[SCHED_RES_JOBS]);
+        break;
+    case LK_QOS_GROUP:
+    case LK_ASSOC_GROUP:
+        tres_into(json_object_get(o, "GrpTRES"), l->left);
+        count_into(json_object_get(o, "GrpJobs"), &l->left[SCHED_RES_JOBS]);
+        break;
+    case LK_QOS_JOB:
+        tres_into(json_object_get(o, "MaxTRESPerJob"), l->per_job);
+        count_into(json_object_get(o, "MaxWall"), &l->per_job[SCHED_RES_WALL]);
+        break;
+    case LK_ASSOC_USER:
+        count_into(json_object_get(o, "MaxJobs"), &l->left[SCHED_RES_JOBS]);
+        tres_into(json_object_get(o, "MaxTRES"), l->per_job);
+        count_into(json_object_get(o, "MaxWall"), &l->per_job[SCHED_RES_WALL]);
+        break;
+    }
+}
+
+static void qos_limits(const char *qos, const json_t *q, const struct job *j, const char *acct,
+                       void (*fn)(const struct limit_src *, void *), void *arg)
+{
+    if (has(q, "MaxTRESPerUser", "MaxJobsPerUser"))
+        fn(&(struct limit_src){ LK_QOS_USER, qos, j->user_name, q }, arg);
+    if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount"))
+        fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
+    if (has(q, "GrpTRES", "GrpJobs"))
+        fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
+    if (has(q, "MaxTRESPerJob", "MaxWall"))
+        fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
+}
+
+/* The association chain: group limits of each, and the user's own
+ * (inherited) per-user ones. */
+static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const struct job *j,
+                         void (*fn)(const struct limit_src *, void *), void *arg)
+{
+    static const char *const inherited[] = { "MaxJobs", "MaxTRES", "MaxWall" };
+    json_t *mine = json_object();
+    for (size_t i = a; i != SCHED_ASSOC_NONE; i = as->a[i].parent) {
+        const json_t *o = acctdb_assoc(db, as->a[i].account, as->a[i].user);
+        for (size_t k = 0; k < sizeof inherited / sizeof *inherited; k++)
+            if (!json_object_get(mine, inherited[k]) && json_object_get(o, inherited[k]))
+                json_object_set(mine, inherited[k], json_object_get(o, inherited[k]));
+        if (has(o, "GrpTRES", "GrpJobs"))
+            fn(&(struct limit_src){ LK_ASSOC_GROUP, as->a[i].account, as->a[i].user, o }, arg);
+    }
+    if (json_object_size(mine))
+        fn(&(struct limit_src){ LK_ASSOC_USER, as->a[a].account, j->user_name, mine }, arg);
+    json_decref(mine);
+}
+
+const char *limits_job_qos(const struct ctld *c, const struct job *j)
+{
+    if (j->qos)
+        return j->qos;
+    struct prio *p = prio_get(c);
+    const json_t *a = acctdb_assoc(p->db, prio_job_account(c, j), j->user_name);
+    const char *d = json_string_value(json_object_get(a, "DefaultQOS"));
+    return d ? d : "normal";
+}
+
+void limits_of_job(const struct ctld *c, const struct job *j,
+                   void (*fn)(const struct limit_src *src, void *arg), void *arg)
+{
+    struct prio *p = prio_get(c);
+    const char *qos = limits_job_qos(c, j), *acct = prio_job_account(c, j);
+    const json_t *q = json_object_get(json_object_get(p->db, "qos"), qos);
+    if (q)
+        qos_limits(qos, q, j, acct, fn, arg);
+    assoc_limits(&p->as, p->db, assocs_user(&p->as, j->user_name, acct), j, fn, arg);
+}

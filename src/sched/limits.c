@@ -1,0 +1,85 @@
+/*
+ * limits: the pass's view of the jobs' limits (sched_limit). A copy of what
+ * the running jobs leave of each, lowered as the pass starts jobs, so no
+ * pass starts more than a limit allows however many jobs it starts.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
+#include "sched/sched_int.h"
+
+void sched_job_tres(const struct sched_job *j, struct sched_tres *out)
+{
+    struct sched_shape s;
+    sched_shape_init(&s, j, j->nreq_nodes);
+    int64_t nodes = (int64_t)s.nnodes, cpus = s.ntasks * s.cpus_per_task;
+    int64_t gpus = s.gpus ? s.gpus : s.gpus_per_node * nodes;
+    int64_t mem = s.mem_per_node_mb ? (int64_t)s.mem_per_node_mb * nodes
+                : s.mem_per_cpu_mb  ? (int64_t)s.mem_per_cpu_mb * cpus
+                                    : (int64_t)s.mem_per_gpu_mb * gpus;
+    *out = (struct sched_tres){ cpus, mem, nodes, gpus };
+}
+
+static void job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
+{
+    struct sched_tres t;
+    sched_job_tres(j, &t);
+    v[SCHED_RES_JOBS] = 1;
+    v[SCHED_RES_CPU] = t.cpus;
+    v[SCHED_RES_MEM] = t.mem_mb;
+    v[SCHED_RES_NODE] = t.nodes;
+    v[SCHED_RES_GPU] = t.gpus;
+    v[SCHED_RES_WALL] = j->time_limit_min;
+}
+
+void sched_limits_init(struct sched_limits *l, const struct sched_input *in)
+{
+    l->n = in->nlimits;
+    l->left = xcalloc(l->n ? l->n : 1, sizeof *l->left);
+    l->lim = in->limits;
+    for (size_t i = 0; i < l->n; i++)
+        memcpy(l->left[i], in->limits[i].left, sizeof l->left[i]);
+}
+
+void sched_limits_fini(struct sched_limits *l)
+{
+    xfree(l->left);
+}
+
+bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
+                      struct sched_decision *d)
+{
+    int64_t v[SCHED_RES_N];
+    if (!j->nlimits)
+        return true;
+    job_amounts(j, v);
+    for (size_t k = 0; k < j->nlimits; k++) {
+        uint32_t i = j->limits[k];
+        if (i >= l->n)
+            continue;
+        for (int r = 0; r < SCHED_RES_N; r++) {
+            int64_t per = l->lim[i].per_job[r], left = l->left[i][r];
+            bool wall_unlimited = r == SCHED_RES_WALL && v[r] < 0;
+            if ((per >= 0 && (wall_unlimited || v[r] > per)) ||
+                (r != SCHED_RES_WALL && left >= 0 && v[r] > left)) {
+                d->limit = i;
+                d->limit_res = (enum sched_res)r;
+                return false;
+            }
+        }
+    }
+    return true;
+}
+
+void sched_limits_take(struct sched_limits *l, const struct sched_job *j)
+{
+    int64_t v[SCHED_RES_N];
+    job_amounts(j, v);
+    for (size_t k = 0; k < j->nlimits; k++) {
+        uint32_t i = j->limits[k];
+        for (int r = 0; i < l->n && r < SCHED_RES_WALL; r++)
+            if (l->left[i][r] >= 0)
+                l->left[i][r] = l->left[i][r] > v[r] ? l->left[i][r] - v[r] : 0;
+    }
+}

@@ -1,0 +1,134 @@
+"""QOS and association limits under AccountingStorageEnforce, on a cluster of
+its own (2 nodes x 4 GPUs): a per-user GPU cap holds the extra jobs with
+Slurm's reason while another user's start, raising it with sacctmgr starts
+them, group limits hold an account's users together, submit and wall limits
+refuse with Slurm's text, and the limits hold across a controller kill -9."""
+import os
+import signal
+
+import pytest
+
+from helpers import cluster_fixture, pid_alive, wait_for
+
+UP = ["--nodes", "2", "--gpus-per-node", "4",
+      "--set", "AccountingStorageEnforce=associations,limits,qos"]
+POLICY = ("sbatch: error: Batch job submission failed: Job violates accounting/QOS policy "
+          "(job submit limit, user's size and/or time limits)")
+SLEEP = "#!/bin/sh\nsleep 300\n"
+
+
+@pytest.fixture(scope="module")
+def lcluster(tmp_path_factory, users):
+    def prepare(c):
+        pass
+    gen = cluster_fixture(tmp_path_factory, "limits", UP, prepare=prepare)
+    c = next(gen)
+    mgr(c, "-i", "add", "account", "lab")
+    mgr(c, "-i", "add", "account", "chem", "parent=lab")
+    mgr(c, "-i", "add", "user", "herdtest1", "account=lab")
+    mgr(c, "-i", "add", "user", "herdtest2", "account=lab,chem")
+    try:
+        yield c
+    finally:
+        for _ in gen:
+            pass
+
+
+def mgr(c, *args, user=None):
+    return c.run(["sacctmgr", *args], user=user)
+
+
+@pytest.fixture
+def clean(lcluster):
+    yield lcluster
+    lcluster.cancel_all()
+    mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
+        "MaxSubmitJobsPerUser=-1", "MaxWall=-1")
+    mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
+
+
+def reason(c, job):
+    return c.field(job, "%r")
+
+
+def test_per_user_gpu_cap(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=2")
+    mine = [c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+            for _ in range(4)]
+    other = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest2")
+    c.wait_state(mine[0], "RUNNING")
+    c.wait_state(mine[1], "RUNNING")
+    c.wait_state(other, "RUNNING")
+    wait_for(lambda: reason(c, mine[2]) == "QOSMaxGRESPerUser", 15, "the limit's reason")
+    assert c.state(mine[2]) == c.state(mine[3]) == "PENDING"
+    assert reason(c, mine[3]) == "QOSMaxGRESPerUser"
+    words = c.api_job(mine[2])["reason_text"]
+    assert "herdtest1 uses 2 of the 2 GPUs allowed per user by QOS normal " \
+           "(MaxTRESPerUser=gres/gpu=2)" in words, words
+    assert f"job {mine[0]} ends at about" in words, words
+    # squeue --start counts the limit: not before the first of the user's jobs ends
+    start = c.field(mine[2], "%S")
+    assert start != "N/A", start
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=4")
+    c.wait_state(mine[2], "RUNNING", timeout=10)
+    c.wait_state(mine[3], "RUNNING", timeout=10)
+
+
+def test_submit_limit_refuses(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxSubmitJobsPerUser=2")
+    for _ in range(2):
+        c.sbatch(["--hold"], cwd=workdir, script=SLEEP, user="herdtest1")
+    cp = c.run(["sbatch", "--hold", "--wrap", "true"], user="herdtest1", cwd=workdir,
+               check=False)
+    assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), cp.stderr
+    # another user's count is their own
+    c.sbatch(["--hold"], cwd=workdir, script=SLEEP, user="herdtest2")
+
+
+def test_max_wall(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxWall=00:10:00")
+    cp = c.run(["sbatch", "-t", "20", "--wrap", "true"], user="herdtest1", cwd=workdir,
+               check=False)
+    assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), cp.stderr
+    job = c.sbatch(["--hold"], cwd=workdir, script=SLEEP, user="herdtest1")
+    assert c.field(job, "%l") == "10:00", "a job without -t gets MaxWall"
+
+
+def test_account_group_limit(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=3")
+    jobs = [c.sbatch(["-G", "2", "-t", "5", "-A", "chem"], cwd=workdir, script=SLEEP,
+                     user="herdtest2") for _ in range(2)]
+    c.wait_state(jobs[0], "RUNNING")
+    wait_for(lambda: reason(c, jobs[1]) == "AssocGrpGRES", 15, "the account's limit")
+    # the same user in another account is not held by it
+    free = c.sbatch(["-G", "2", "-t", "5", "-A", "lab"], cwd=workdir, script=SLEEP,
+                    user="herdtest2")
+    c.wait_state(free, "RUNNING")
+
+
+def test_no_association_refused(lcluster, workdir):
+    cp = lcluster.run(["sbatch", "-A", "nosuch", "--wrap", "true"], user="herdtest1",
+                      cwd=workdir, check=False)
+    assert cp.returncode == 1
+    assert "Invalid account or account/partition combination specified" in cp.stderr
+    cp = lcluster.run(["sbatch", "-q", "nosuch", "--wrap", "true"], user="herdtest1",
+                      cwd=workdir, check=False)
+    assert cp.returncode == 1 and "Invalid qos specification" in cp.stderr
+
+
+def test_limits_hold_after_controller_kill(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=1")
+    first = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+    c.wait_state(first, "RUNNING")
+    pid = c.ctld_pid()
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid), 10, f"herdctld {pid} to die")
+    c.up()
+    second = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+    wait_for(lambda: reason(c, second) == "QOSMaxGRESPerUser", 15, "the limit after restart")
+    assert c.state(first) == "RUNNING"
