@@ -10,4 +10,6 @@
 #include "cmd/commands.def"
 #undef HERD_CMD
 
+int cmd_herd_why(int argc, char **argv);   /* herd why JOBID */
+
 #endif

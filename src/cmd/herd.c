@@ -49,6 +49,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"sim", herd_sim, "replay a workload trace (herd sim [--policy P] TRACE.swf[.gz])"},
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
+    {"why", cmd_herd_why, "why a job waits, in words (herd why JOBID)"},
     {NULL, NULL, NULL},
 };
 

@@ -67,6 +67,8 @@ def test_per_user_gpu_cap(clean, workdir):
     assert "herdtest1 uses 2 of the 2 GPUs allowed per user by QOS normal " \
            "(MaxTRESPerUser=gres/gpu=2)" in words, words
     assert f"job {mine[0]} ends at about" in words, words
+    why = c.run(["herd", "why", str(mine[2])]).stdout
+    assert why.startswith(f"Job {mine[2]} is PENDING (QOSMaxGRESPerUser): herdtest1 uses 2 of"), why
     # squeue --start counts the limit: not before the first of the user's jobs ends
     start = c.field(mine[2], "%S")
     assert start != "N/A", start
