@@ -20,11 +20,12 @@ int cmd_herd_why(int argc, char **argv)
     }
     char path[128], err[256];
     snprintf(path, sizeof path, PATH_JOB("%s"), argv[1]);
-    json_t *j = NULL;
-    int status = client_call("herd", "GET", path, NULL, &j, err, sizeof err);
-    if (status != 200) {
-        fprintf(stderr, "herd: error: %s\n", status < 0 ? err : client_error_text(j, status));
-        json_decref(j);
+    json_t *answer = NULL;
+    int status = client_call("herd", "GET", path, NULL, &answer, err, sizeof err);
+    const json_t *j = json_array_get(json_object_get(answer, "jobs"), 0);
+    if (status != 200 || !j) {
+        fprintf(stderr, "herd: error: %s\n", status < 0 ? err : client_error_text(answer, status));
+        json_decref(answer);
         return 1;
     }
     const char *state = jget_str(j, "state", "?"), *text = jget_str(j, "reason_text", "");
@@ -32,6 +33,6 @@ int cmd_herd_why(int argc, char **argv)
     if (!strcmp(state, "PENDING"))
         printf(" (%s)%s%s", jget_str(j, "reason", "None"), *text ? ": " : "", text);
     printf("\n");
-    json_decref(j);
+    json_decref(answer);
     return 0;
 }
