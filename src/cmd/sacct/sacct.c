@@ -17,6 +17,7 @@
 #include "client/jobstate.h"
 #include "client/paths.h"
 #include "cmd/cmds.h"
+#include "client/pasttime.h"
 #include "cmd/sacct/sacct.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
@@ -299,7 +300,7 @@ static time_t midnight(time_t now)
 
 static int parse_when(const char *s, time_t now, time_t *t)
 {
-    if (sacct_parse_time(s, now, t) == 0)
+    if (client_parse_past_time(s, now, t) == 0)
         return 0;
     fprintf(stderr, "Invalid time specification (pos=0): %s\n", s);
     return -1;

@@ -19,11 +19,6 @@
     "JobID,JobIDRaw,JobName,Partition,MaxRSS,AllocCPUS,Elapsed,TotalCPU,State,"       \
     "ExitCode,DerivedExitCode,Submit,Start,End,NNodes,NodeList,ReqMem,AllocTRES,User"
 
-/* Slurm's parse_time(s, past=1): "YYYY-MM-DD[THH:MM[:SS]]", "MMDD[YY]",
- * "MM/DD[/YY]", "HH:MM[:SS] [AM|PM]", "now[{+|-}N[seconds|minutes|hours|days|
- * weeks]]", "today", "tomorrow", "midnight", "noon", "elevenses", "fika",
- * "teatime", "uts<epoch>", and their combinations. 0 or -1 (invalid). */
-int sacct_parse_time(const char *s, time_t now, time_t *out);
 
 enum sacct_row_kind { SACCT_JOB, SACCT_BATCH, SACCT_EXTERN, SACCT_STEP };
 

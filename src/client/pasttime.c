@@ -1,5 +1,6 @@
 /*
- * sacct_time: the time specifications sacct -S/-E take, read as Slurm's
+ * pasttime: the time specifications sacct -S/-E and sreport's start=/end=
+ * take, read as Slurm's
  * parse_time() reads them with "past" set: a date without a year is this
  * year's, or last year's when its month is still to come; a time of day
  * without a date is today's.
@@ -9,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cmd/sacct/sacct.h"
+#include "client/pasttime.h"
 
 struct tspec {
     int hour, min, sec;    /* hour -1: none given */
@@ -222,7 +223,7 @@ static time_t resolve(struct tspec *t, time_t now)
     return mktime(&tm);
 }
 
-int sacct_parse_time(const char *s, time_t now, time_t *out)
+int client_parse_past_time(const char *s, time_t now, time_t *out)
 {
     if (!strncasecmp(s, "uts", 3)) {
         char *end;
