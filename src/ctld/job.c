@@ -447,6 +447,8 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
                      j->req.held_user, "held_admin", j->req.held_admin);
     if (j->restarts)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
+    if (j->nallocs)   /* the billing TRES sacct shows: what fair share charges a second */
+        json_object_set_new(rec, "billing", json_real(usage_job_rate(c, prio_get(c), j)));
     if (j->end_assumed)
         json_object_set_new(rec, "end_assumed", json_true());
     if (j->stale_kill_at)

@@ -92,3 +92,14 @@ def test_parsable_top_and_utilization(rcluster):
 def test_bad_report(rcluster):
     cp = rcluster.run(["sreport", "cluster", "bogus"], check=False)
     assert cp.returncode == 1 and cp.stderr.startswith("Not valid report bogus\n")
+
+
+def test_billing_is_what_fair_share_charges(rcluster):
+    """sacct's billing TRES is the partition's billing weights times what the
+    job held: Herd's default weighs a GPU as max(16, the node's CPUs per GPU)."""
+    c = rcluster
+    cpus = int(c.run(["sinfo", "-h", "-o", "%c"]).stdout.split()[0])
+    gpu_weight = max(16.0, cpus / 4)
+    tres = c.run(["sacct", "-n", "-P", "-X", "-j", str(c.jobs[0]), "-o",
+                  "AllocTRES"]).stdout.strip()
+    assert tres.startswith(f"billing={int(2 + 2 * gpu_weight + 0.5)},cpu=2,gres/gpu=2,"), tres

@@ -105,6 +105,9 @@ const json_t *sacct_spec(const struct sacct_row *r);
 int sacct_alloc_cpus(const json_t *rec);
 int sacct_alloc_nodes(const json_t *rec);
 int sacct_gpus(const json_t *rec);
+/* The billing TRES: what the controller recorded (the partition's
+ * TRESBillingWeights, as fair share charges it), else the CPUs. */
+long long sacct_billing(const json_t *rec, int cpus);
 uint64_t sacct_alloc_mem(const json_t *rec);
 int64_t sacct_elapsed(const json_t *rec, int64_t now);
 char *sacct_nodelist(const json_t *rec, bool first_only);

@@ -210,14 +210,21 @@ static const json_t *usage(const struct sacct_row *r)
     return r->kind == SACCT_EXTERN ? NULL : json_object_get(r->rec, "usage");
 }
 
-/* "billing=2,cpu=2,gres/gpu=1,mem=4000M,node=1": Slurm's TRES, by name. */
-static char *tres_str(bool billing, int cpus, int gpus, uint64_t mem_mb, int nodes,
+long long sacct_billing(const json_t *rec, int cpus)
+{
+    const json_t *b = json_object_get(rec, "billing");
+    return json_is_number(b) ? (long long)(json_number_value(b) + 0.5) : cpus;
+}
+
+/* "billing=2,cpu=2,gres/gpu=1,mem=4000M,node=1": Slurm's TRES, by name;
+ * billing < 0: none. */
+static char *tres_str(long long billing, int cpus, int gpus, uint64_t mem_mb, int nodes,
                       const struct sacct_ctx *x)
 {
     char mem[32], gres[32] = "", bill[32] = "";
     sacct_units((double)mem_mb, 2, x, mem, sizeof mem);
-    if (billing)
-        snprintf(bill, sizeof bill, "billing=%d,", cpus);
+    if (billing >= 0)
+        snprintf(bill, sizeof bill, "billing=%lld,", billing);
     if (gpus)
         snprintf(gres, sizeof gres, "gres/gpu=%d,", gpus);
     return xasprintf("%scpu=%d,%smem=%s,node=%d", bill, cpus, gres, mem, nodes);
@@ -249,10 +256,11 @@ static char *f_alloc_tres(const struct sacct_row *r, const struct sacct_ctx *x)
         return NULL;
     if (r->kind == SACCT_BATCH) {
         const json_t *a = first_alloc(r);
-        return tres_str(false, (int)jget_int(a, "cpus", 0), alloc_gpus(a),
+        return tres_str(-1, (int)jget_int(a, "cpus", 0), alloc_gpus(a),
                         (uint64_t)jget_int(a, "mem_mb", 0), 1, x);
     }
-    return tres_str(true, sacct_alloc_cpus(r->rec), sacct_gpus(r->rec),
+    return tres_str(sacct_billing(r->rec, sacct_alloc_cpus(r->rec)), sacct_alloc_cpus(r->rec),
+                    sacct_gpus(r->rec),
                     sacct_alloc_mem(r->rec), sacct_alloc_nodes(r->rec), x);
 }
 
@@ -461,7 +469,8 @@ static char *f_req_tres(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     if (r->kind != SACCT_JOB)
         return NULL;
-    return tres_str(true, req_cpus(r), req_gpus(r), req_mem(r), req_nodes(r), x);
+    return tres_str(sacct_billing(r->rec, req_cpus(r)), req_cpus(r), req_gpus(r), req_mem(r),
+                    req_nodes(r), x);
 }
 
 static char *f_start(const struct sacct_row *r, const struct sacct_ctx *x)

@@ -47,15 +47,16 @@ static json_t *cpu_time(const json_t *usage, const char *key)
                      (json_int_t)(ms % 1000 * 1000));
 }
 
-static json_t *tres_json(int cpus, uint64_t mem_mb, int nodes, int gpus, bool billing)
+/* billing < 0: none (a step's). */
+static json_t *tres_json(int cpus, uint64_t mem_mb, int nodes, int gpus, long long billing)
 {
     json_t *a = json_pack("[{s:s, s:s, s:i, s:i}, {s:s, s:s, s:i, s:I}, {s:s, s:s, s:i, s:i}]",
                           "type", "cpu", "name", "", "id", 1, "count", cpus, "type", "mem",
                           "name", "", "id", 2, "count", (json_int_t)mem_mb, "type", "node",
                           "name", "", "id", 4, "count", nodes);
-    if (billing)
-        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:i}", "type", "billing", "name", "",
-                                           "id", 5, "count", cpus));
+    if (billing >= 0)
+        json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:I}", "type", "billing", "name", "",
+                                           "id", 5, "count", (json_int_t)billing));
     if (gpus)
         json_array_append_new(a, json_pack("{s:s, s:s, s:i, s:i}", "type", "gres", "name", "gpu",
                                            "id", 1001, "count", gpus));
@@ -94,7 +95,8 @@ static json_t *step_json(const struct sacct_row *r, const struct sacct_ctx *x)
         (json_int_t)sacct_elapsed(rec, x->now), "start", (json_int_t)jget_int(rec, "start_time", 0),
         "end", (json_int_t)jget_int(rec, "end_time", 0), "total", cpu_time(usage, "total_cpu_ms"),
         "user", cpu_time(usage, "user_cpu_ms"), "system", cpu_time(usage, "system_cpu_ms"), "tres",
-        "allocated", tres_json(cpus, mem, nodes, batch ? 0 : sacct_gpus(rec), !batch));
+        "allocated", tres_json(cpus, mem, nodes, batch ? 0 : sacct_gpus(rec),
+                                        batch ? -1 : sacct_billing(rec, cpus)));
 }
 
 static json_t *job_time(const struct sacct_row *r, const struct sacct_ctx *x)
@@ -195,7 +197,8 @@ static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
         json_pack("{s:o, s:o}", "allocated",
                   sacct_alloc_nodes(rec)
                       ? tres_json(sacct_alloc_cpus(rec), sacct_alloc_mem(rec),
-                                  sacct_alloc_nodes(rec), sacct_gpus(rec), true)
+                                  sacct_alloc_nodes(rec), sacct_gpus(rec),
+                                  sacct_billing(rec, sacct_alloc_cpus(rec)))
                       : json_array(),
                   "requested", json_array()));
     json_object_set_new(o, "steps", steps_json(r, x));
