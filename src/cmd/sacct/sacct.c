@@ -64,7 +64,7 @@ static const struct option sacct_options[] = {
 
 struct sacct_opts {
     const char *format;
-    bool all_users, brief, long_fmt, json;
+    bool all_users, brief, long_fmt, json, duplicates;
     struct strlist jobs, users, names, parts, states;
     const char *start, *end, *nodes;
     struct sacct_out out;
@@ -74,7 +74,7 @@ struct sacct_opts {
 static void sacct_usage(void)
 {
     printf("Usage: sacct [-a] [-b] [-e] [-j jobs] [-l] [-n] [-N nodes] [-o format] [-p|-P]\n"
-           "             [-r partitions] [-s states] [-S start] [-E end] [-u users] [-X]\n"
+           "             [-r partitions] [-s states] [-S start] [-E end] [-u users] [-X] [-D]\n"
            "             [--name names] [--delimiter c] [--units K|M|G|T|P] [--json]\n");
 }
 
@@ -138,7 +138,8 @@ static int sacct_option(struct sacct_opts *o, int c)
     case OPT_UNITS: return opt_units(o, optarg);
     case OPT_JSON: o->json = true; return 0;
     case OPT_NOCONVERT: o->ctx.noconvert = true; return 0;
-    case 'A': case 'D': case 'L': case 'M': case 'T': case 'v': return 0;
+    case 'D': o->duplicates = true; return 0;
+    case 'A': case 'L': case 'M': case 'T': case 'v': return 0;
     case 'e': sacct_helpformat(); exit(0);
     case OPT_HELP: case OPT_USAGE: sacct_usage(); exit(0);
     default:
@@ -349,6 +350,8 @@ static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
     add_list(&q, "states", &o->states);
     if (o->nodes)
         add_param(&q, "nodes", o->nodes);
+    if (o->duplicates)
+        add_param(&q, "duplicates", "1");
     strlist_clear(&ids);
     if (rc < 0) {
         free(q);
