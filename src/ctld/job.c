@@ -677,6 +677,8 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
+    if (j->begin_time)   /* the spec's, or a requeue's later one */
+        json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     array_json_add(j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
