@@ -637,6 +637,8 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
         return "NodeDown";
+    if (j->state == JOB_TIMEOUT)
+        return "TimeLimit";
     if (j->state == JOB_FAILED && j->exit_signal)
         return "JobLaunchFailure";   /* Slurm 22.05's words for a shell killed by a signal */
     if (j->state == JOB_FAILED)

@@ -128,7 +128,7 @@ def test_requeue_begin_time_output_and_history(hc, wd):
     c = hc
     out = os.path.join(wd, "r.out")
     app = os.path.join(wd, "a.out")
-    script = "#!/bin/sh\necho run $SLURM_RESTART_COUNT\nexec /bin/sleep 300\n"
+    script = "#!/bin/sh\necho run ${SLURM_RESTART_COUNT:-0}\nexec /bin/sleep 300\n"
     job = c.sbatch(["-o", out], cwd=wd, script=script)
     keep = c.sbatch(["-o", app, "--open-mode=append"], cwd=wd, script=script)
     for j in (job, keep):
@@ -154,8 +154,9 @@ def test_requeue_begin_time_output_and_history(hc, wd):
     wait_for(lambda: "run 1" in read(out), 40, "the second run's output")
     assert "run 0" not in read(out) and not note.search(read(out))
     wait_for(lambda: "run 1" in read(app), 40, "the appended second run")
-    assert read(app).index("run 0") < read(app).index("DUE TO JOB REQUEUE") \
-        < read(app).index("run 1")
+    a = read(app)
+    assert "run 0" in a and "run 1" in a and a.index("run 0") < a.index("DUE TO JOB REQUEUE") \
+        < a.index("run 1"), a
     c.wait_state(job, "RUNNING")
     c.run(["scancel", str(job), str(keep)])
     c.wait_state(job, "CANCELLED")
