@@ -27,7 +27,8 @@ void sup_deliver(struct sup *s, int sig, bool batch_only)
         proctrack_signal(sig, 0);     /* also where the job never joined its cgroup */
 }
 
-/* Slurm's note in the job's error file; written as the user, so the
+/* Slurm's note in the job's error file (22.05's log prefix names the node:
+ * "slurmstepd-node1: error:"); written as the user, so the
  * supervisor never opens a user's path with root's rights. */
 static void tell_user(const struct sup *s, const char *why)
 {
@@ -47,8 +48,8 @@ static void tell_user(const struct sup *s, const char *why)
     int fd = jobexec_become_user(js) == 0
         ? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
     if (fd >= 0)
-        dprintf(fd, "slurmstepd: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
-                (long long)js->job_id, js->node_name, ts, why);
+        dprintf(fd, "slurmstepd-%s: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
+                js->node_name, (long long)js->job_id, js->node_name, ts, why);
     _exit(0);
 }
 

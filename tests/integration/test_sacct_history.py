@@ -146,7 +146,7 @@ def test_requeue_begin_time_output_and_history(hc, wd):
     assert t - 1 <= epoch(s["SubmitTime"]) <= t + 10, s
     assert epoch(s["EligibleTime"]) - epoch(s["SubmitTime"]) == CRED_EXPIRE + 1, s
     assert c.field(job, "%r") == "BeginTime"
-    note = re.compile(rf"slurmstepd: error: \*\*\* JOB {job} ON node1 CANCELLED AT "
+    note = re.compile(rf"slurmstepd-node1: error: \*\*\* JOB {job} ON node1 CANCELLED AT "
                       r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d DUE TO JOB REQUEUE \*\*\*")
     wait_for(lambda: note.search(read(out)), 10, "the requeue's note in the output")
 
