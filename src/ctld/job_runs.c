@@ -11,16 +11,18 @@
 #include "common/conf.h"
 #include "ctld/clock.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
 #include "ctld/store.h"
 
 void job_run_keep(struct ctld *c, struct job *j)
 {
     if (!j->nallocs || !j->start_time)
         return;   /* it never ran (a launch refused before the start) */
+    if (!j->end_time)
+        j->end_time = ctld_now();   /* job_run_next clears it again */
+    step_records_close(j);          /* its steps ended with it */
     json_t *rec = job_record(c, j);
     json_object_set_new(rec, "state", json_string("REQUEUED"));
-    if (!j->end_time)
-        json_object_set_new(rec, "end_time", json_integer(ctld_now()));
     char *text = json_dumps(rec, JSON_COMPACT);
     if (text)
         store_run_add(c->store, j->id, j->restarts, text);

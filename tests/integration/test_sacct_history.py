@@ -184,6 +184,7 @@ def test_requeuehold_survives_restart(hc, wd):
     c.wait_state(job, "PENDING", timeout=20)
     s = show(c, job)
     assert (s["Reason"], s["Restarts"]) == ("job_requeued_in_held_state", "1")
+    assert epoch(s["EligibleTime"]) - epoch(s["SubmitTime"]) == CRED_EXPIRE + 1, s
     assert c.field(job, "%r") == "job_requeued_in_held_state"
 
     pid = c.ctld_pid()
