@@ -136,6 +136,8 @@ def test_requeue_begin_time_output_and_history(hc, wd):
     wait_file(out, contains="run")
     wait_file(app, contains="run")
     first = show(c, job)
+    other = c.sbatch(["-H"], cwd=wd, script="#!/bin/sh\ntrue\n")
+    time.sleep(1.1)   # its SubmitTime before the requeue's
     t = time.time()
     c.run(["scontrol", "requeue", f"{job},{keep}"])
     c.wait_state(job, "PENDING", timeout=20)
@@ -174,6 +176,12 @@ def test_requeue_begin_time_output_and_history(hc, wd):
     batches = [r[1:3] for r in runs if r[0] == f"{job}.batch"]
     assert batches == [["CANCELLED", "0:15"], ["CANCELLED", "0:15"]], runs
     assert runs.index(rq) < runs.index(jobs[1])
+    # -D lists records as Slurm's database made them: the rerun's at its requeue
+    c.run(["scancel", str(other)])
+    c.wait_state(other, "CANCELLED")
+    order = [r[:2] for r in sacct_rows(c, f"{job},{other}", "-D", "-X")]
+    assert order == [[str(job), "REQUEUED"], [str(other), "CANCELLED by 0"],
+                     [str(job), "CANCELLED by 0"]], order
 
 
 def test_requeuehold_survives_restart(hc, wd):
