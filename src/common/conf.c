@@ -259,7 +259,8 @@ static int set_ctld_host(struct parse *st, const struct key_def *k, void *base, 
     return 0;
 }
 
-/* "socket=/path,ttl=60": only the socket matters to us. */
+/* "socket=/path,cred_expire=120,ttl=60": the socket, and cred_expire, which
+ * also delays a requeued job's next start (Slurm's BeginTime on requeue). */
 static int set_authinfo(struct parse *st, const struct key_def *k, void *base, const char *val)
 {
     (void)st;
@@ -270,6 +271,8 @@ static int set_authinfo(struct parse *st, const struct key_def *k, void *base, c
         if (strncasecmp(opt, "socket=", 7) == 0) {
             free(c->munge_socket);
             c->munge_socket = xstrdup(opt + 7);
+        } else if (strncasecmp(opt, "cred_expire=", 12) == 0) {
+            c->cred_expire = atoi(opt + 12);
         }
     }
     free(copy);
@@ -1108,6 +1111,7 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->sched_type = xstrdup("sched/backfill");
     c->select_type = xstrdup("select/cons_tres");
     c->kill_wait = 30;
+    c->cred_expire = 120;
     c->slurmd_timeout = 300;
     c->min_job_age = 300;
     c->msg_timeout = 10;

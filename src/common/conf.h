@@ -67,6 +67,7 @@ struct conf {
     char *slurmd_params;       /* SlurmdParameters (the node agents' HTTP caps); NULL: none */
     char *select_type;         /* SelectType; default "select/cons_tres" */
     int kill_wait;             /* KillWait seconds; default 30 */
+    int cred_expire;           /* AuthInfo=cred_expire=S; default 120 */
     int slurmd_timeout;        /* SlurmdTimeout seconds; default 300 */
     int min_job_age;           /* MinJobAge seconds; default 300 */
     int msg_timeout;           /* MessageTimeout seconds; default 10: how long a command

@@ -174,10 +174,11 @@ struct acct_out {
     const struct hostlist *nodes;
     const char *sep;   /* before the next job: "" first, then "," or "\n" */
     const char *next_sep;
+    struct store *runs;   /* sacct -D: each job's runs that a requeue ended first */
 };
 
 /* The record is the store's JSON text, copied as it is. */
-static int acct_row(uint64_t id, const char *rec, void *arg)
+static int acct_emit(uint64_t id, const char *rec, void *arg)
 {
     struct acct_out *o = arg;
     if (o->nodes && !ran_on(o->nodes, rec))
@@ -190,7 +191,17 @@ static int acct_row(uint64_t id, const char *rec, void *arg)
     return 0;
 }
 
-/* GET /v1/accounting[?ids=&users=&names=&partitions=&states=&start=&end=&nodes=]:
+static int acct_row(uint64_t id, const char *rec, void *arg)
+{
+    struct acct_out *o = arg;
+    if (o->runs)
+        store_runs_each(o->runs, id, acct_emit, o);
+    return acct_emit(id, rec, o);
+}
+
+/* GET /v1/accounting[?ids=&users=&names=&partitions=&states=&start=&end=&nodes=
+ * &duplicates=1]: (duplicates: a requeued job's earlier runs, state
+ * REQUEUED, before its record, as sacct -D)
  * {"now": T, "jobs": [{"job_id": N, "record": {...}}, ...]} by ascending id;
  * with &format=lines, {"now": T} and then each job on a line of its own
  * (what sacct reads: a record at a time, never one tree of them all). */
@@ -207,7 +218,10 @@ void api_accounting(struct http_req *r)
     char *format = http_query_get(r, "format");
     bool lines = format && !strcmp(format, "lines");
     free(format);
-    struct acct_out o = { evbuffer_new(), q.nodes, lines ? "\n" : "", lines ? "\n" : "," };
+    char *dups = http_query_get(r, "duplicates");
+    struct acct_out o = { evbuffer_new(), q.nodes, lines ? "\n" : "", lines ? "\n" : ",",
+                          dups && !strcmp(dups, "1") ? c->store : NULL };
+    free(dups);
     evbuffer_add_printf(o.buf, lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",
                         (long long)ctld_now());
     int rc = store_acct_query(c->store, &q.f, acct_row, &o);

@@ -72,6 +72,7 @@ void api_job_release(struct http_req *r)
         return;
     }
     j->req.held_user = j->req.held_admin = false;
+    j->requeue_held = false;
     j->reason = SCHED_NONE;
     spec_changed(c, r, j);
 }
@@ -90,10 +91,9 @@ void api_job_requeue(struct http_req *r)
         return;
     }
     if (json_is_true(json_object_get(r->body, "hold"))) {
-        if (r->who.uid == 0)
-            j->req.held_admin = true;
-        else
-            j->req.held_user = true;
+        /* a user hold whoever asks, as Slurm's (sacct: JobHeldUser) */
+        j->req.held_user = true;
+        j->requeue_held = true;
     }
     log_info("job %llu requeue requested by uid %u", (unsigned long long)j->id,
              (unsigned)r->who.uid);

@@ -214,9 +214,12 @@ void api_node_job_end(struct http_req *r)
         return;
     }
     take_usage(j, b);
-    if (j->requeue_pending)     /* scontrol requeue: it ran, and goes back to the queue */
+    if (j->requeue_pending) {   /* scontrol requeue: it ran, and goes back to the queue */
+        j->exit_code = code & 0xff;   /* the run's end, as sacct -D shows it */
+        j->exit_signal = sig & 0x7f;
+        j->end_time = when;
         job_requeue(c, j);
-    else
+    } else
         job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
     j->end_node = from;         /* this agent forgets the job once answered */
     store_after_commit(c->store, api_reply_after_commit, r);

@@ -93,6 +93,7 @@ struct job {
     int64_t begin_time;    /* --begin: not eligible before (0: now) */
     int64_t deadline;      /* --deadline (0: none); stored and shown */
     bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */
+    bool requeue_held;     /* scontrol requeuehold: its hold's reason says so (stored) */
     int restarts;          /* times requeued */
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
     char *reason_text;     /* pending: the last pass's reason in plain words; NULL none */
@@ -243,6 +244,10 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when);
 void job_requeue(struct ctld *c, struct job *j);
+/* job_runs.c, from job_requeue: the run that ends kept for sacct -D, and
+ * the job made ready for the next (SubmitTime, BeginTime, steps cleared). */
+void job_run_keep(struct ctld *c, struct job *j);
+void job_run_next(struct ctld *c, struct job *j);
 /* Replaces a pending job's spec (scontrol update): the job is rebuilt from it
  * as a submission would be; on a spec that could never run, -1 with an HTTP
  * status, Slurm's message and code, and the job unchanged. */

@@ -449,6 +449,10 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "restarts", json_integer(j->restarts));
     if (j->nallocs)   /* the billing TRES sacct shows: what fair share charges a second */
         json_object_set_new(rec, "billing", json_real(usage_job_rate(c, prio_get(c), j)));
+    if (j->begin_time)   /* a requeue moves it past the spec's */
+        json_object_set_new(rec, "begin_time", json_integer(j->begin_time));
+    if (j->requeue_held)
+        json_object_set_new(rec, "requeue_held", json_true());
     if (j->end_assumed)
         json_object_set_new(rec, "end_assumed", json_true());
     if (j->stale_kill_at)
@@ -525,6 +529,9 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->req.held_user = json_is_true(json_object_get(rec, "held_user"));
     j->req.held_admin = json_is_true(json_object_get(rec, "held_admin"));
     j->restarts = (int)json_integer_value(json_object_get(rec, "restarts"));
+    if (json_integer_value(json_object_get(rec, "begin_time")) > j->begin_time)
+        j->begin_time = json_integer_value(json_object_get(rec, "begin_time"));
+    j->requeue_held = json_is_true(json_object_get(rec, "requeue_held"));
     j->end_assumed = json_is_true(json_object_get(rec, "end_assumed"));
     j->stale_kill_at = json_integer_value(json_object_get(rec, "stale_kill_at"));
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
@@ -622,6 +629,8 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
 {
     /* held and not-yet-eligible jobs: at once, not at the next pass */
     enum sched_reason w = j->state == JOB_PENDING ? job_wait_reason(c, j, ctld_now()) : SCHED_NONE;
+    if (j->requeue_held && (w == SCHED_HELD_USER || w == SCHED_HELD_ADMIN))
+        return "job_requeued_in_held_state";
     if (w != SCHED_NONE)
         return sched_reason_name(w);
     if (j->state == JOB_PENDING && array_throttled(c, j))
@@ -632,6 +641,10 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
         return sched_reason_name(j->reason == SCHED_NONE ? SCHED_PRIORITY : j->reason);
     if (j->state == JOB_NODE_FAIL)
         return "NodeDown";
+    if (j->state == JOB_TIMEOUT)
+        return "TimeLimit";
+    if (j->state == JOB_FAILED && j->exit_signal)
+        return "JobLaunchFailure";   /* Slurm 22.05's words for a shell killed by a signal */
     if (j->state == JOB_FAILED)
         return "NonZeroExitCode";
     return "None";
@@ -640,7 +653,6 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
 json_t *job_to_json(const struct ctld *c, const struct job *j)
 {
     json_t *o = job_spec(j);
-    bool open_mode = json_object_get(o, "open_mode") != NULL;
     char wbuf[256];
     int cpus = 0;
     char *nl = job_node_list(c, j);
@@ -671,12 +683,12 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
+    if (j->begin_time)   /* the spec's, or a requeue's later one */
+        json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     array_json_add(j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
     free(dep);
-    if (j->restarts && !open_mode)   /* as Slurm: a rerun appends */
-        json_object_set_new(o, "open_mode", json_string("append"));
     free(nl);
     return o;
 }
@@ -761,6 +773,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
 
 void job_requeue(struct ctld *c, struct job *j)
 {
+    job_run_keep(c, j);         /* the run that ends here, for sacct -D */
     if (job_is_finished(j)) {   /* scontrol requeue of an ended job: its end is undone */
         j->end_time = 0;
         j->exit_code = j->exit_signal = 0;
@@ -774,6 +787,7 @@ void job_requeue(struct ctld *c, struct job *j)
     j->end_assumed = false;
     j->stale_kill_at = 0;
     j->restarts++;
+    job_run_next(c, j);
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     job_changed(c, j, JOB_REQUEUED);

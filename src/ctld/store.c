@@ -12,6 +12,7 @@
 #include "common/xmalloc.h"
 #include "ctld/clock.h"
 #include "ctld/job_state.h"
+#include "ctld/store_int.h"
 
 /* A commit waits at most this long, or this many writes, under load. */
 #define COMMIT_MAX_MS  20
@@ -77,6 +78,7 @@ struct store {
     int ops;
     struct after *after;
     size_t nafter, capafter;
+    struct store_runs *runs;   /* past runs of requeued jobs: store_runs.c */
 };
 
 static void exec_or_die(struct store *s, const char *sql)
@@ -141,6 +143,26 @@ static sqlite3_stmt *prepare(struct store *s, const char *sql)
     return st;
 }
 
+sqlite3 *store_db(struct store *s)
+{
+    return s->db;
+}
+
+void store_write_begin(struct store *s)
+{
+    txn_touch(s);
+}
+
+sqlite3_stmt *store_prepare(struct store *s, const char *sql)
+{
+    return prepare(s, sql);
+}
+
+struct store_runs *store_runs_of(struct store *s)
+{
+    return s->runs;
+}
+
 static int schema_upgrade(struct store *s, char **msg)
 {
     sqlite3_stmt *st = prepare(s, "SELECT 1 FROM pragma_table_info('jobs')"
@@ -177,6 +199,7 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
     s->env_add = prepare(s, sql_env_add);
     s->commit_ev = event_new(base, -1, 0, commit_cb, s);
     event_priority_set(s->commit_ev, STORE_PRIO);
+    s->runs = store_runs_open(s);
     return s;
 }
 
@@ -185,6 +208,7 @@ void store_close(struct store *s)
     if (!s)
         return;
     commit(s);
+    store_runs_close(s->runs);
     sqlite3_finalize(s->save);
     sqlite3_finalize(s->script);
     sqlite3_finalize(s->script_get);

@@ -51,6 +51,12 @@ typedef int (*store_acct_cb)(uint64_t id, const char *rec, void *arg);
 int store_acct_query(struct store *s, const struct store_acct_filter *f, store_acct_cb cb,
                      void *arg);
 
+/* store_runs.c: a run a requeue ended, kept for sacct -D (rec: the job's
+ * record then, as JSON text; run: its number, from 0), and a job's kept
+ * runs handed to cb in order (0, or -1 when the database fails). */
+void store_run_add(struct store *s, uint64_t id, int run, const char *rec);
+int store_runs_each(struct store *s, uint64_t id, store_acct_cb cb, void *arg);
+
 typedef void (*store_cb)(void *arg);
 void store_after_commit(struct store *s, store_cb cb, void *arg);
 

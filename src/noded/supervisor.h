@@ -13,6 +13,9 @@
 #define SUPERVISOR_FLAG "--supervise"
 /* Or-ed into the value queued with SIGUSR1: signal the batch shell only. */
 #define SUP_SIG_BATCH 0x1000
+/* Or-ed into a cancel's signal (SIGTERM's value): the cancel is a requeue,
+ * which the note in the job's output says. */
+#define SUP_SIG_REQUEUE 0x2000
 
 /* argv as above; the process's exit code. */
 int supervisor_main(int argc, char **argv);

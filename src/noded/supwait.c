@@ -27,7 +27,8 @@ void sup_deliver(struct sup *s, int sig, bool batch_only)
         proctrack_signal(sig, 0);     /* also where the job never joined its cgroup */
 }
 
-/* Slurm's note in the job's error file; written as the user, so the
+/* Slurm's note in the job's error file (22.05's log prefix names the node:
+ * "slurmstepd-node1: error:"); written as the user, so the
  * supervisor never opens a user's path with root's rights. */
 static void tell_user(const struct sup *s, const char *why)
 {
@@ -47,12 +48,13 @@ static void tell_user(const struct sup *s, const char *why)
     int fd = jobexec_become_user(js) == 0
         ? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
     if (fd >= 0)
-        dprintf(fd, "slurmstepd: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
-                (long long)js->job_id, js->node_name, ts, why);
+        dprintf(fd, "slurmstepd-%s: error: *** JOB %lld ON %s CANCELLED AT %s%s ***\n",
+                js->node_name, (long long)js->job_id, js->node_name, ts, why);
     _exit(0);
 }
 
-static void end_job(struct sup *s, const char *reason, int sig)
+/* why: the note's end (" DUE TO TIME LIMIT"...), "" for a plain cancel */
+static void end_job(struct sup *s, const char *reason, const char *why, int sig)
 {
     if (s->reason) {
         if (sig == SIGKILL && !s->killed) {
@@ -64,7 +66,7 @@ static void end_job(struct sup *s, const char *reason, int sig)
     s->reason = reason;
     log_info("job %lld: %s, sending signal %d", (long long)s->js->job_id,
              strcmp(reason, "TIMEOUT") == 0 ? "time limit reached" : "cancelled", sig);
-    tell_user(s, strcmp(reason, "TIMEOUT") == 0 ? " DUE TO TIME LIMIT" : "");
+    tell_user(s, why);
     sup_deliver(s, SIGCONT, false);
     sup_deliver(s, sig, false);
     s->killed = sig == SIGKILL;
@@ -94,7 +96,8 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
     int sig = got == SIGUSR1 ? 0 : SIGTERM;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     bool batch = (v & SUP_SIG_BATCH) != 0;
-    v &= ~SUP_SIG_BATCH;
+    bool requeue = (v & SUP_SIG_REQUEUE) != 0;
+    v &= ~(SUP_SIG_BATCH | SUP_SIG_REQUEUE);
     if (v > 0 && v < NSIG)
         sig = v;
     if (got == SIGUSR1) {
@@ -105,7 +108,7 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
         }
         return;
     }
-    end_job(s, "CANCELLED", sig);
+    end_job(s, "CANCELLED", requeue ? " DUE TO JOB REQUEUE" : "", sig);
 }
 
 /* scontrol update TimeLimit= of the running job: minutes from its start
@@ -133,7 +136,7 @@ static void check_deadlines(struct sup *s)
         s->warn_at = 0;
     }
     if (!s->reason && s->limit_at && now >= s->limit_at)
-        end_job(s, "TIMEOUT", SIGTERM);
+        end_job(s, "TIMEOUT", " DUE TO TIME LIMIT", SIGTERM);
     if (s->reason && !s->killed && now >= s->kill_at) {
         sup_deliver(s, SIGKILL, false);
         s->killed = true;

@@ -288,10 +288,13 @@ static void conf_add_nodes(struct lines *l, const struct up_opts *o, const char 
 static void conf_apply_set(struct lines *l, size_t nglobal, const char *set)
 {
     size_t klen = (size_t)(strchr(set, '=') - set);
+    /* AuthInfo=cred_expire=5 adds to the socket herd up chose */
+    bool merge = !strncasecmp(set, "AuthInfo=", 9) && !strstr(set, "socket=");
     for (size_t i = 0; i < nglobal; i++) {
         if (!strncasecmp(l->v[i], set, klen) && l->v[i][klen] == '=') {
+            char *v = merge ? xasprintf("%s,%s", l->v[i], set + klen + 1) : xstrdup(set);
             free(l->v[i]);
-            l->v[i] = xstrdup(set);
+            l->v[i] = v;
             return;
         }
     }

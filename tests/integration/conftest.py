@@ -16,6 +16,8 @@ from helpers import FINAL_STATES, cluster_fixture, open_dir, wait_for
 
 SESSION_UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8",
               "--mem-per-node", "8000", "--set", "SlurmdTimeout=6", "--set", "KillWait=2",
+              # a requeued job starts again after cred_expire + 1 s (Slurm: 121 s)
+              "--set", "AuthInfo=cred_expire=5",
               # the late time limit test must still see its job however slow the suite
               "--set", "MinJobAge=1800"]
 USERS = ("herdtest1", "herdtest2")

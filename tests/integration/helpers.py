@@ -181,7 +181,12 @@ class Cluster:
             if not os.path.exists(os.path.join(HERD_BIN, b)):
                 pytest.fail(f"{b} not found in HERD_BIN={HERD_BIN}")
         self.started = True
-        cp = run([os.path.join(HERD_BIN, "herd"), "up", "-D", self.dir] + self.up_args + list(extra),
+        args = list(self.up_args) + list(extra)
+        if not any(str(a).startswith("AuthInfo=") for a in args):
+            # a requeued job may start again cred_expire + 1 s later (Slurm's
+            # BeginTime): 6 s rather than Slurm's default 121 s
+            args += ["--set", "AuthInfo=cred_expire=5"]
+        cp = run([os.path.join(HERD_BIN, "herd"), "up", "-D", self.dir] + args,
                  env=base_env(), check=False, timeout=timeout)
         if cp.returncode != 0:
             pytest.fail("herd up failed\n" + fmt_result(cp) + self.log_tail())

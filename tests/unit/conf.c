@@ -117,6 +117,7 @@ static void test_defaults(void **state)
     assert_string_equal(c->sched_type, "sched/backfill");
     assert_string_equal(c->select_type, "select/cons_tres");
     assert_int_equal(c->kill_wait, 30);
+    assert_int_equal(c->cred_expire, 120);         /* a requeue's BeginTime - 1 */
     assert_int_equal(c->slurmd_timeout, 300);
     assert_int_equal(c->min_job_age, 300);
     assert_int_equal(c->max_job_count, 10000);      /* Slurm's defaults */
@@ -148,7 +149,7 @@ static const char full_conf[] =
     "SlurmdPidFile=/run/d-%n.pid\n"
     "GresTypes=gpu,mps\n"
     "AuthType=auth/munge\n"
-    "AuthInfo=ttl=60,socket=/run/munge/m.sock\n"
+    "AuthInfo=ttl=60,socket=/run/munge/m.sock,cred_expire=7\n"
     "SchedulerType=sched/builtin SelectType=select/linear\n"
     "KillWait=10 SlurmdTimeout=120 MinJobAge=60 DefMemPerCPU=2048\n"
     "SlurmUser=slurm ProctrackType=proctrack/cgroup TaskPlugin=task/affinity\n"
@@ -187,6 +188,7 @@ static void test_full(void **state)
     assert_string_equal(c->pid_file_d, "/run/d-%n.pid");
     assert_string_equal(c->gres_types, "gpu,mps");
     assert_string_equal(c->munge_socket, "/run/munge/m.sock");
+    assert_int_equal(c->cred_expire, 7);
     assert_string_equal(c->sched_type, "sched/builtin");
     assert_string_equal(c->select_type, "select/linear");
     assert_int_equal(c->kill_wait, 10);

@@ -65,7 +65,7 @@ static const struct option sacct_options[] = {
 
 struct sacct_opts {
     const char *format;
-    bool all_users, brief, long_fmt, json;
+    bool all_users, brief, long_fmt, json, duplicates;
     struct strlist jobs, users, names, parts, states;
     const char *start, *end, *nodes;
     struct sacct_out out;
@@ -75,7 +75,7 @@ struct sacct_opts {
 static void sacct_usage(void)
 {
     printf("Usage: sacct [-a] [-b] [-e] [-j jobs] [-l] [-n] [-N nodes] [-o format] [-p|-P]\n"
-           "             [-r partitions] [-s states] [-S start] [-E end] [-u users] [-X]\n"
+           "             [-r partitions] [-s states] [-S start] [-E end] [-u users] [-X] [-D]\n"
            "             [--name names] [--delimiter c] [--units K|M|G|T|P] [--json]\n");
 }
 
@@ -139,7 +139,8 @@ static int sacct_option(struct sacct_opts *o, int c)
     case OPT_UNITS: return opt_units(o, optarg);
     case OPT_JSON: o->json = true; return 0;
     case OPT_NOCONVERT: o->ctx.noconvert = true; return 0;
-    case 'A': case 'D': case 'L': case 'M': case 'T': case 'v': return 0;
+    case 'D': o->duplicates = true; return 0;
+    case 'A': case 'L': case 'M': case 'T': case 'v': return 0;
     case 'e': sacct_helpformat(); exit(0);
     case OPT_HELP: case OPT_USAGE: sacct_usage(); exit(0);
     default:
@@ -350,6 +351,8 @@ static char *sacct_path(struct sacct_opts *o, struct sacct_want **want)
     add_list(&q, "states", &o->states);
     if (o->nodes)
         add_param(&q, "nodes", o->nodes);
+    if (o->duplicates)
+        add_param(&q, "duplicates", "1");
     strlist_clear(&ids);
     if (rc < 0) {
         free(q);
@@ -385,6 +388,7 @@ struct sacct_run {
     const struct sacct_want *want;
     json_t *held;   /* that pending record, until its tasks are printed */
     json_t *json;   /* --json: the jobs' documents */
+    json_t *runs;   /* -D: every record, printed once all are in (take_runs) */
 };
 
 static void release_held(struct sacct_run *s)
@@ -429,11 +433,44 @@ static int take_answer(struct sacct_opts *o, struct sacct_run *s, char *text, si
         }
         if (j && line == text)
             o->ctx.now = jget_int(j, "now", client_now());
+        else if (j && s->runs)
+            json_array_append(s->runs, j);
         else if (j)
             take_job(s, j);
         json_decref(j);
     }
     return 0;
+}
+
+struct run_key {
+    int64_t submit;
+    size_t at;
+    json_t *job;
+};
+
+static int run_cmp(const void *a, const void *b)
+{
+    const struct run_key *x = a, *y = b;
+    if (x->submit != y->submit)
+        return x->submit < y->submit ? -1 : 1;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+/* -D: Slurm lists records in the order its database made them, a requeued
+ * run's next record at the requeue (its SubmitTime), so a job requeued
+ * twice comes after the jobs submitted between (slurm-ref, 2026-12). The
+ * answer is by id, each job's runs first: ordered by SubmitTime, stable. */
+static void take_runs(struct sacct_run *s)
+{
+    size_t n = json_array_size(s->runs), i;
+    struct run_key *k = xcalloc(n + 1, sizeof *k);
+    json_t *j;
+    json_array_foreach(s->runs, i, j)
+        k[i] = (struct run_key){ jget_int(json_object_get(j, "record"), "submit_time", 0), i, j };
+    qsort(k, n, sizeof *k, run_cmp);
+    for (i = 0; i < n; i++)
+        take_job(s, k[i].job);
+    free(k);
 }
 
 int cmd_sacct(int argc, char **argv)
@@ -453,10 +490,13 @@ int cmd_sacct(int argc, char **argv)
         goto out;
     }
     o.ctx.cluster = client_conf(PROG)->cluster_name;
-    struct sacct_run s = { &o, want, NULL, o.json ? json_array() : NULL };
+    struct sacct_run s = { &o, want, NULL, o.json ? json_array() : NULL,
+                           o.duplicates ? json_array() : NULL };
     if (!o.json)
         sacct_print_header(stdout, &o.out);
     if (take_answer(&o, &s, text, len) == 0) {
+        if (s.runs)
+            take_runs(&s);
         release_held(&s);
         if (s.json)
             sacct_print_json(stdout, s.json, &o.ctx);
@@ -464,6 +504,7 @@ int cmd_sacct(int argc, char **argv)
     }
     json_decref(s.held);
     json_decref(s.json);
+    json_decref(s.runs);
 out:
     free(path);
     free(text);

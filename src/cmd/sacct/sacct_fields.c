@@ -292,10 +292,24 @@ static char *f_cpu_time_raw(const struct sacct_row *r, const struct sacct_ctx *x
     return num(sacct_elapsed(r->rec, x->now) * row_cpus(r));
 }
 
+/* The highest of the srun steps' exit statuses, as a wait status orders
+ * them (an exit code above any signal), as Slurm's DerivedExitCode. */
 static char *f_derived_ec(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
-    return r->kind == SACCT_JOB ? xstrdup("0:0") : NULL;
+    if (r->kind != SACCT_JOB)
+        return NULL;
+    int64_t code = 0, sig = 0;
+    size_t i;
+    json_t *st;
+    json_array_foreach(json_object_get(r->rec, "steps"), i, st) {
+        int64_t c = jget_int(st, "exit_code", 0), g = jget_int(st, "exit_signal", 0);
+        if (c * 256 + g > code * 256 + sig) {
+            code = c;
+            sig = g;
+        }
+    }
+    return xasprintf("%d:%d", (int)code, (int)sig);
 }
 
 static char *f_elapsed(const struct sacct_row *r, const struct sacct_ctx *x)
@@ -321,10 +335,25 @@ static char *f_end(const struct sacct_row *r, const struct sacct_ctx *x)
     return date_str(jget_int(r->rec, "end_time", 0));
 }
 
+/* Ends the controller decides (a cancel, a time limit, a node lost, a
+ * requeue): Slurm records the job then, before its batch shell has ended,
+ * so the job row's ExitCode is 0:0 whatever the shell's end (slurm-ref). */
+static bool ended_by_ctld(const char *st)
+{
+    static const char *const by[] = { "CANCELLED", "TIMEOUT", "NODE_FAIL", "REQUEUED",
+                                      "DEADLINE", "PREEMPTED", NULL };
+    for (size_t i = 0; by[i]; i++)
+        if (!strcmp(st, by[i]))
+            return true;
+    return false;
+}
+
 static char *f_exit_code(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
     if (r->kind == SACCT_EXTERN)
+        return xstrdup("0:0");
+    if (r->kind == SACCT_JOB && ended_by_ctld(jget_str(r->rec, "state", "")))
         return xstrdup("0:0");
     return xasprintf("%d:%d", (int)jget_int(r->rec, "exit_code", 0),
                      (int)jget_int(r->rec, "exit_signal", 0));
@@ -479,21 +508,27 @@ static char *f_start(const struct sacct_row *r, const struct sacct_ctx *x)
     return date_str(jget_int(r->rec, "start_time", 0));
 }
 
-/* A step's state: the batch shell ends as the job did, except that a time
- * limit or a node failure cancels it; the extern step always completes. */
+/* A step's state: the batch shell's as its own end says (killed by a
+ * signal: CANCELLED; a nonzero exit: FAILED), so a cancelled job's shell
+ * that exits 143 is FAILED as in Slurm; a node failure cancels it, the OOM
+ * killer's end stays; the extern step always completes. */
 static char *f_state(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
     const char *st = jget_str(r->rec, "state", "");
     if (r->kind == SACCT_JOB && !strcmp(st, "CANCELLED"))
         return xasprintf("CANCELLED by %lld", (long long)jget_int(r->rec, "cancelled_by", 0));
-    if (r->kind == SACCT_JOB || !strcmp(st, "RUNNING"))
+    if (r->kind == SACCT_JOB || !strcmp(st, "RUNNING") || !strcmp(st, "OUT_OF_MEMORY"))
         return xstrdup(st);
     if (r->kind == SACCT_EXTERN)
         return xstrdup("COMPLETED");
     if (!strcmp(st, "TIMEOUT") || !strcmp(st, "NODE_FAIL"))
         return xstrdup("CANCELLED");
-    return xstrdup(st);
+    if (r->kind == SACCT_STEP)
+        return xstrdup(st);
+    if (jget_int(r->rec, "exit_signal", 0))
+        return xstrdup("CANCELLED");
+    return xstrdup(jget_int(r->rec, "exit_code", 0) ? "FAILED" : "COMPLETED");
 }
 
 static char *f_submit(const struct sacct_row *r, const struct sacct_ctx *x)

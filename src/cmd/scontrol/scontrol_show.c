@@ -169,7 +169,8 @@ static void job_times(const json_t *j)
            mins_str(limit, b, sizeof b));
     nl();
     int64_t begin = jget_int(j, "begin_time", 0);
-    int64_t elig = job_held(j) ? 0 : begin > submit ? begin : submit;
+    /* a begin time (--begin, a requeue's) shows even while held, as Slurm's */
+    int64_t elig = begin > submit ? begin : job_held(j) ? 0 : submit;
     printf("SubmitTime=%s EligibleTime=%s", when_str(submit, a, sizeof a),
            when_str(elig, b, sizeof b));
     nl();

@@ -1,0 +1,25 @@
+/*
+ * store_int: what the store's own files share (store.c keeps the
+ * connection and the transaction; store_runs.c adds a table). Nothing
+ * outside src/ctld/store*.c includes this.
+ */
+#ifndef HERD_STORE_INT_H
+#define HERD_STORE_INT_H
+
+#include <sqlite3.h>
+
+struct store;
+struct store_runs;
+
+sqlite3 *store_db(struct store *s);
+/* Opens the transaction a write joins (group commit). */
+void store_write_begin(struct store *s);
+/* Prepares sql or dies: the store's statements are constants. */
+sqlite3_stmt *store_prepare(struct store *s, const char *sql);
+
+/* store_runs.c: its table and statements, from store_open; NULL-safe free. */
+struct store_runs *store_runs_open(struct store *s);
+void store_runs_close(struct store_runs *r);
+struct store_runs *store_runs_of(struct store *s);
+
+#endif
