@@ -3,8 +3,11 @@
  * cluster (nodes of 8 GPUs, 64 CPUs, 512 GiB), three quarters busy with
  * running jobs ending over the next day, and a queue of mixed jobs (1/8 to
  * 8 nodes' worth of GPUs, some CPU-only, limits from 10 minutes to 2 days).
- * Prints the time per pass and the peak memory.
- * Usage: bench NODES PENDING POLICY [MAX_JOB_TEST]
+ * Prints the time per pass and the peak memory. With USERS, every job
+ * belongs to one of that many users, each held to 16 GPUs and 8 running
+ * jobs (a QOS's MaxTRESPerUser and MaxJobsPerUser), the running jobs
+ * counted against them: the cost of limits.
+ * Usage: bench NODES PENDING POLICY [MAX_JOB_TEST [USERS]]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +60,34 @@ static void make_job(struct sched_job *j, uint64_t id)
     }
 }
 
+/* One limit per user, what the running jobs leave of it; each pending job
+ * counts against its user's. */
+static struct sched_limit *user_limits(size_t users, const struct sched_running *run,
+                                       size_t nrun, struct sched_job *pend, size_t np,
+                                       uint32_t **owner)
+{
+    struct sched_limit *l = xcalloc(users, sizeof(*l));
+    for (size_t u = 0; u < users; u++) {
+        for (int r = 0; r < SCHED_RES_N; r++)
+            l[u].left[r] = l[u].per_job[r] = -1;
+        l[u].left[SCHED_RES_GPU] = 16;
+        l[u].left[SCHED_RES_JOBS] = 8;
+    }
+    for (size_t i = 0; i < nrun; i++) {
+        struct sched_limit *x = &l[rnd() % users];
+        int64_t g = __builtin_popcountll(run[i].allocs[0].gpu_mask);
+        x->left[SCHED_RES_GPU] = x->left[SCHED_RES_GPU] > g ? x->left[SCHED_RES_GPU] - g : 0;
+        x->left[SCHED_RES_JOBS] = x->left[SCHED_RES_JOBS] > 0 ? x->left[SCHED_RES_JOBS] - 1 : 0;
+    }
+    *owner = xcalloc(np, sizeof(**owner));
+    for (size_t i = 0; i < np; i++) {
+        (*owner)[i] = (uint32_t)(rnd() % users);
+        pend[i].limits = &(*owner)[i];
+        pend[i].nlimits = 1;
+    }
+    return l;
+}
+
 int main(int argc, char **argv)
 {
     size_t nn = argc > 1 ? strtoul(argv[1], NULL, 10) : 1000;
@@ -92,8 +123,11 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < np; i++)
         make_job(&pend[i], i + 1);
+    size_t users = argc > 5 ? strtoul(argv[5], NULL, 10) : 0;
+    uint32_t *owner = NULL;
+    struct sched_limit *lim = users ? user_limits(users, run, nrun, pend, np, &owner) : NULL;
     in = (struct sched_input){ nodes, nn, &part, 1, run, nrun, pend, np, pol, 0, 0,
-                               argc > 4 ? strtoul(argv[4], NULL, 10) : 0 };
+                               argc > 4 ? strtoul(argv[4], NULL, 10) : 0, lim, users, 0 };
     t0 = now_s();
     sched_plan(&in, 0, &out);
     t1 = now_s();
@@ -102,9 +136,11 @@ int main(int argc, char **argv)
         estimated += out.d[i].start_estimate > 0;
     }
     getrusage(RUSAGE_SELF, &ru);
-    printf("%-12s nodes %6zu  pending %7zu  running %6zu  pass %8.3f s  started %5zu  "
-           "estimated %7zu  maxrss %6ld MiB\n", sched_policy_name(pol), nn, np, nrun, t1 - t0,
-           started, estimated, ru.ru_maxrss / 1024);
+    printf("%-12s nodes %6zu  pending %7zu  running %6zu  users %4zu  pass %8.3f s  "
+           "started %5zu  estimated %7zu  maxrss %6ld MiB\n", sched_policy_name(pol), nn, np,
+           nrun, users, t1 - t0, started, estimated, ru.ru_maxrss / 1024);
+    free(lim);
+    free(owner);
     sched_output_free(&out);
     free(nodes);
     free(pn);

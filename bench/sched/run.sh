@@ -1,6 +1,7 @@
 #!/bin/sh
 # Builds bench/sched against the -O2 objects and prints one line per
-# configuration: a full pass (every pending job tested) for each policy.
+# configuration: a full pass (every pending job tested) for each policy,
+# without per-user limits and with 1000 users held by them (USERS=...).
 set -e
 cd "$(dirname "$0")/../.."
 make -s build/lib/libherdsched.a build/lib/libherdcommon.a
@@ -10,8 +11,10 @@ cc -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -O2 -g -Isrc -o build/bench/sc
 for nodes in 1000 10000; do
     for pending in 10000 50000 100000; do
         for policy in ${POLICIES:-easy herd conservative}; do
-            timeout ${BENCH_TIMEOUT:-120} build/bench/sched $nodes $pending $policy ||
-                echo "$policy nodes $nodes pending $pending: over ${BENCH_TIMEOUT:-120} s"
+            for users in 0 ${USERS:-1000}; do
+                timeout ${BENCH_TIMEOUT:-120} build/bench/sched $nodes $pending $policy 0 $users ||
+                    echo "$policy nodes $nodes pending $pending users $users: over ${BENCH_TIMEOUT:-120} s"
+            done
         done
     done
 done

@@ -3,7 +3,9 @@
  * are kept as the arrays struct sched_input borrows, so a pass costs no
  * copying: arrivals append (submit order is priority order), starts are
  * compacted out, ends are swap-removed. Within one second, ends come first,
- * then arrivals, then one scheduling pass.
+ * then arrivals, then one scheduling pass. Per-user limits (a QOS's
+ * MaxTRESPerUser=cpu and MaxJobsPerUser) are one sched_limit per user,
+ * refreshed from the running jobs before each pass.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,11 @@ struct sim {
     size_t *heap, nheap;           /* running jobs by end */
     struct sched_predict *pred;
     size_t busy;                   /* nodes held by running jobs */
+    struct sim_limits lim;
+    uint32_t *job_user;            /* per job: its user's index into users and limits */
+    int64_t (*users)[2];           /* per user: processors and jobs running */
+    struct sched_limit *limits;
+    size_t nusers;
 };
 
 static bool heap_less(const struct sim *s, size_t a, size_t b)
@@ -79,6 +86,10 @@ static void sim_end(struct sim *s, size_t job)
 
     free((void *)s->run[pos].allocs);
     s->busy -= s->run[pos].nallocs;
+    if (s->nusers) {
+        s->users[s->job_user[job]][0] -= s->jobs[job].procs;
+        s->users[s->job_user[job]][1]--;
+    }
     if (pos != last) {
         s->run[pos] = s->run[last];
         s->run_job[pos] = s->run_job[last];
@@ -104,6 +115,10 @@ static void sim_arrive(struct sim *s, size_t job)
     if (s->pred)
         j->predict_s = sched_predict_run(s->pred, (uint64_t)sj->user, est);
     s->plan_run[job] = est;
+    if (s->nusers) {
+        j->limits = &s->job_user[job];
+        j->nlimits = 1;
+    }
     s->pend_job[s->npend++] = job;
 }
 
@@ -118,6 +133,10 @@ static void sim_start(struct sim *s, size_t job, int64_t now, struct sched_decis
     r->allocs = d->allocs;         /* taken over from the output */
     r->nallocs = d->nallocs;
     s->busy += d->nallocs;
+    if (s->nusers) {
+        s->users[s->job_user[job]][0] += sj->procs;
+        s->users[s->job_user[job]][1]++;
+    }
     r->exclusive = false;
     r->end_time = now + s->plan_run[job];
     d->allocs = NULL;
@@ -130,10 +149,20 @@ static void sim_pass(struct sim *s, int64_t now)
 {
     struct sched_input in = { .nodes = s->nodes, .nnodes = s->nnodes, .parts = &s->part,
                               .nparts = 1, .running = s->run, .nrunning = s->nrun,
-                              .pending = s->pend, .npending = s->npend, .policy = s->pol };
+                              .pending = s->pend, .npending = s->npend, .policy = s->pol,
+                              .limits = s->limits, .nlimits = s->nusers };
     struct sched_output out = { 0 };
     size_t k = 0;
 
+    for (size_t u = 0; u < s->nusers; u++) {
+        int64_t *left = s->limits[u].left;
+        for (int r = 0; r < SCHED_RES_N; r++)
+            left[r] = s->limits[u].per_job[r] = -1;
+        if (s->lim.procs_per_user)
+            left[SCHED_RES_CPU] = s->lim.procs_per_user - s->users[u][0];
+        if (s->lim.jobs_per_user)
+            left[SCHED_RES_JOBS] = s->lim.jobs_per_user - s->users[u][1];
+    }
     sched_plan(&in, now, &out);
     for (size_t i = 0; i < out.n; i++) {
         if (out.d[i].reason == SCHED_NONE && out.d[i].nallocs > 0) {
@@ -163,6 +192,34 @@ static bool sim_may_start(const struct sim *s, int64_t now, bool ended, int64_t 
         if (s->run[i].end_time <= now)
             return true;
     return false;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Dense user indices for the per-user limits: the trace's user ids sorted. */
+static void sim_users(struct sim *s)
+{
+    int64_t *ids = xcalloc(s->n ? s->n : 1, sizeof *ids);
+    size_t nu = 0;
+    for (size_t i = 0; i < s->n; i++)
+        ids[i] = s->jobs[i].user;
+    qsort(ids, s->n, sizeof *ids, cmp_i64);
+    for (size_t i = 0; i < s->n; i++)
+        if (nu == 0 || ids[nu - 1] != ids[i])
+            ids[nu++] = ids[i];
+    s->job_user = xcalloc(s->n ? s->n : 1, sizeof *s->job_user);
+    for (size_t i = 0; i < s->n; i++) {
+        int64_t *at = bsearch(&s->jobs[i].user, ids, nu, sizeof *ids, cmp_i64);
+        s->job_user[i] = (uint32_t)(at - ids);
+    }
+    s->users = xcalloc(nu ? nu : 1, sizeof *s->users);
+    s->limits = xcalloc(nu ? nu : 1, sizeof *s->limits);
+    s->nusers = nu;
+    free(ids);
 }
 
 static void sim_init(struct sim *s, struct sim_job *jobs, size_t n, int64_t procs, int cpn,
@@ -206,15 +263,23 @@ static void sim_fini(struct sim *s)
     free(s->run_pos);
     free(s->plan_run);
     free(s->heap);
+    free(s->job_user);
+    free(s->users);
+    free(s->limits);
     sched_predict_free(s->pred);
 }
 
-size_t sim_replay(struct sim_job *jobs, size_t n, int64_t procs, int cpn, enum sched_policy pol)
+size_t sim_replay(struct sim_job *jobs, size_t n, int64_t procs, int cpn, enum sched_policy pol,
+                  const struct sim_limits *lim)
 {
     struct sim s;
     size_t next = 0, passes = 0;
 
     sim_init(&s, jobs, n, procs, cpn, pol);
+    if (lim && (lim->procs_per_user || lim->jobs_per_user)) {
+        s.lim = *lim;
+        sim_users(&s);
+    }
     while (next < n || s.nheap > 0) {
         int64_t t = INT64_MAX, need = INT64_MAX;
         bool ended = false;

@@ -137,10 +137,42 @@ static void test_bad_lines(void **state)
     unlink(path);
 }
 
+/* Per-user limits: user 1's four 1-processor jobs on 4 processors run two
+ * at a time under MaxJobsPerUser=2 while user 2's starts at once; a job
+ * over MaxTRESPerUser=cpu alone is refused. */
+static void test_user_limits(void **state)
+{
+    char path[] = "/tmp/herd-sim-XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    struct sim_opts o = { .path = path, .policy = SCHED_POLICY_EASY };
+    struct sim_result r;
+    char *err = NULL;
+    (void)state;
+    fprintf(f, "; MaxProcs: 8\n");
+    for (int i = 1; i <= 4; i++)
+        fprintf(f, "%d 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n", i);
+    fprintf(f, "5 0 0 100 1 -1 -1 1 100 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+               "6 0 0 100 3 -1 -1 3 100 -1 1 2 -1 -1 -1 -1 -1 -1\n");
+    fclose(f);
+    assert_int_equal(sim_run(&o, &r, &err), 0);
+    assert_int_equal(r.max_wait_s, 0);
+    o.limits.jobs_per_user = 2;
+    assert_int_equal(sim_run(&o, &r, &err), 0);
+    assert_int_equal(r.jobs, 6);
+    assert_int_equal(r.max_wait_s, 100);
+    near(r.avg_wait_s, 200.0 / 6, 1e-9);
+    o.limits.procs_per_user = 2;
+    assert_int_equal(sim_run(&o, &r, &err), 0);
+    assert_int_equal(r.refused, 1);
+    assert_int_equal(r.jobs, 5);
+    unlink(path);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_lines),
+        cmocka_unit_test(test_user_limits),
         cmocka_unit_test(test_ctc_pyss),
         cmocka_unit_test(test_ctc_tsafrir),
         cmocka_unit_test(test_kth_tsafrir),
