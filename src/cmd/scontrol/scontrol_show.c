@@ -586,54 +586,7 @@ static void part_print(const struct scontrol_opts *o, const json_t *p)
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
-/* ---- config, hostnames, hostlist ---- */
-
-static void conf_kv(const char *k, const char *v)
-{
-    printf("%-23s = %s\n", k, v && *v ? v : NUL);
-}
-
-static void conf_kvi(const char *k, long long v, const char *unit)
-{
-    char buf[48];
-    snprintf(buf, sizeof buf, "%lld%s", v, unit);
-    conf_kv(k, buf);
-}
-
-static int show_config(void)
-{
-    const struct conf *c = client_conf(PROG);
-    char t[64], host[256];
-    printf("Configuration data as of %s\n", when_str(client_now(), t, sizeof t));
-    snprintf(host, sizeof host, "%s(%s)", c->ctld_host, c->ctld_addr ? c->ctld_addr : c->ctld_host);
-    conf_kv("AuthType", "auth/munge");
-    conf_kv("ClusterName", c->cluster_name);
-    conf_kvi("DefMemPerCPU", (long long)c->def_mem_per_cpu, "");
-    conf_kv("GresTypes", c->gres_types);
-    conf_kvi("KillWait", c->kill_wait, " sec");
-    conf_kvi("MessageTimeout", c->msg_timeout, " sec");
-    conf_kvi("MinJobAge", c->min_job_age, " sec");
-    conf_kv("PriorityType", c->priority_type);
-    conf_kv("SchedulerParameters", c->sched_params);
-    conf_kv("SchedulerType", c->sched_type);
-    conf_kv("SelectType", c->select_type);
-    conf_kv("SLURM_CONF", c->path);
-    conf_kv("SLURM_VERSION", SLURM_COMPAT_VERSION);
-    conf_kv("SlurmctldHost[0]", host);
-    conf_kv("SlurmctldLogFile", c->log_file_ctld);
-    conf_kvi("SlurmctldPort", c->ctld_port, "");
-    conf_kv("SlurmdLogFile", c->log_file_d);
-    conf_kvi("SlurmdPort", c->slurmd_port, "");
-    conf_kv("SlurmdSpoolDir", c->spool_dir);
-    conf_kvi("SlurmdTimeout", c->slurmd_timeout, " sec");
-    conf_kv("StateSaveLocation", c->state_save);
-    json_t *resp = NULL;
-    char err[256];
-    int st = client_call(PROG, "GET", PATH_PING, NULL, &resp, err, sizeof err);
-    json_decref(resp);
-    printf("\nSlurmctld(primary) at %s is %s\n", c->ctld_host, st == 200 ? "UP" : "DOWN");
-    return 0;
-}
+/* ---- hostnames, hostlist (config: show_config.c) ---- */
 
 static int show_hostnames(const char *list)
 {
@@ -695,7 +648,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     if (scontrol_word(what, "partitions", 1))
         return show_named(o, PATH_PARTITIONS, "partitions", arg, "Partition", part_print);
     if (scontrol_word(what, "config", 1))
-        return show_config();
+        return scontrol_show_config();
     if (scontrol_word(what, "hostnames", 5))
         return show_hostnames(arg);
     if (scontrol_word(what, "hostlist", 5))
