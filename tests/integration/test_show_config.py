@@ -148,3 +148,58 @@ def test_toil_wait_duration(session_cluster):
     cp = session_cluster.run(["/usr/bin/python3", "-c", code], check=False, timeout=60)
     assert cp.returncode == 0, cp.stderr
     assert cp.stdout == "36\n", cp.stdout
+
+
+# Slurm 22.05's `scontrol show node` keys, line by line (captured from
+# slurm-ref, a node without a reason); the first line, OS and Partitions
+# end in a blank there.
+NODE_LINES = [
+    ["NodeName", "Arch", "CoresPerSocket"],
+    ["CPUAlloc", "CPUEfctv", "CPUTot", "CPULoad"],
+    ["AvailableFeatures"], ["ActiveFeatures"], ["Gres"],
+    ["NodeAddr", "NodeHostName", "Version"], ["OS"],
+    ["RealMemory", "AllocMem", "FreeMem", "Sockets", "Boards"],
+    ["State", "ThreadsPerCore", "TmpDisk", "Weight", "Owner", "MCS_label"],
+    ["Partitions"], ["BootTime", "SlurmdStartTime"], ["LastBusyTime"],
+    ["CfgTRES"], ["AllocTRES"], ["CapWatts"], ["CurrentWatts", "AveWatts"],
+    ["ExtSensorsJoules", "ExtSensorsWatts", "ExtSensorsTemp"],
+]
+
+
+def test_show_node_layout(session_cluster):
+    out = session_cluster.run(["scontrol", "show", "node"]).stdout
+    record = out.split("\n\n")[0]
+    lines = record.split("\n")
+    keys = [re.findall(r"(?:^|\s)([A-Za-z_]+)=", line) for line in lines]
+    # Reason= follows only on a node with a reason
+    assert keys[:len(NODE_LINES)] == NODE_LINES, keys
+    assert all(line.startswith("   ") for line in lines[1:])
+    assert lines[0].endswith(" ") and lines[6].endswith(" ") and lines[9].endswith(" ")
+    one = session_cluster.run(["scontrol", "show", "node", "-o"]).stdout.split("\n")[0]
+    assert " CoresPerSocket=1  CPUAlloc=" in one, one
+    alloc = re.search(r"AllocTRES=(\S*)", record).group(1)
+    assert "mem=0" not in alloc
+
+
+# The headers Slurm 22.05's sinfo prints for `-o %all` (slurm-ref)
+SINFO_ALL_HEADER = (
+    "AVAIL|ACTIVE_FEATURES|CPUS|TMP_DISK|FREE_MEM|AVAIL_FEATURES|GROUPS|OVERSUBSCRIBE|TIMELIMIT|"
+    "MEMORY|HOSTNAMES|NODE_ADDR|PRIO_TIER|ROOT|JOB_SIZE|STATE|USER|VERSION|WEIGHT|S:C:T|"
+    "NODES(A/I) |MAX_CPUS_PER_NODE |CPUS(A/I/O/T) |NODES |REASON |NODES(A/I/O/T) |GRES |"
+    "TIMESTAMP |PRIO_JOB_FACTOR |DEFAULTTIME |PREEMPT_MODE |NODELIST |CPU_LOAD |PARTITION |"
+    "PARTITION |ALLOCNODES |STATE |USER |CLUSTER |SOCKETS |CORES |THREADS ")
+
+
+def test_sinfo_codes(session_cluster):
+    """The codes of sinfo's man page Herd lacked, with Slurm's headers and
+    its values for a cluster without those features."""
+    c = session_cluster
+    out = c.run(["sinfo", "-o", "%b|%B|%I|%M|%o|%p|%S|%v|%V"]).stdout.split("\n")
+    assert out[0] == ("ACTIVE_FEATURES|MAX_CPUS_PER_NODE|PRIO_JOB_FACTOR|PREEMPT_MODE|"
+                      "NODE_ADDR|PRIO_TIER|ALLOCNODES|VERSION|CLUSTER"), out[0]
+    assert re.fullmatch(r"\S+\|UNLIMITED\|\d+\|OFF\|[\d.]+\|1\|all\|22\.05\.8\|N/A", out[1]), out
+    al = c.run(["sinfo", "-o", "%all"]).stdout.split("\n")
+    assert al[0] == SINFO_ALL_HEADER
+    assert al[1].count("|") == SINFO_ALL_HEADER.count("|")
+    long = c.run(["sinfo", "-h", "-O", "NodeAddr,Version,PreemptMode"]).stdout
+    assert re.match(r"[\d.]+\s+22\.05\.8\s+OFF\s", long), long

@@ -426,6 +426,49 @@ static const char *owner_of(int64_t uid, char *buf, size_t n)
     return buf;
 }
 
+/* The lines after Partitions=: times, TRES, power, and the reason. */
+static void node_print_tail(const json_t *n, int cpus, int gpus, uint64_t mem)
+{
+    char m[32], t[64];
+    printf("BootTime=None SlurmdStartTime=None");
+    nl();
+    printf("LastBusyTime=%s", when_str(jget_int(n, "last_seen", 0), t, sizeof t));
+    nl();
+    char gt_tres[32] = "";
+    if (gpus)
+        snprintf(gt_tres, sizeof gt_tres, ",gres/gpu=%d", gpus);
+    printf("CfgTRES=cpu=%d,mem=%s,billing=%d%s", cpus, mem_str(mem, m, sizeof m), cpus, gt_tres);
+    nl();
+    int ac = (int)jget_int(n, "alloc_cpus", 0), ag = (int)jget_int(n, "alloc_gpus", 0);
+    uint64_t am = (uint64_t)jget_int(n, "alloc_mem_mb", 0);
+    printf("AllocTRES=");
+    if (ac)
+        printf("cpu=%d", ac);
+    if (ac && am)
+        printf(",mem=%s", mem_str(am, m, sizeof m));
+    if (ac && ag)
+        printf(",gres/gpu=%d", ag);
+    nl();
+    /* Slurm 22.05's power and sensor lines, as it prints them without plugins */
+    printf("CapWatts=n/a");
+    nl();
+    printf("CurrentWatts=0 AveWatts=0");
+    nl();
+    printf("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+    const char *reason = jget_str(n, "reason", "");
+    if (*reason) {
+        nl();
+        int64_t rt = jget_int(n, "reason_time", 0);
+        char who[32];
+        printf("Reason=%s", reason);
+        if (rt)
+            printf(" [%s@%s]", owner_of(jget_int(n, "reason_uid", 0), who, sizeof who),
+                   when_str(rt, t, sizeof t));
+    }
+}
+
+/* Slurm 22.05's layout, its trailing blanks included (after CoresPerSocket,
+ * OS and Partitions), which -o keeps as two blanks. */
 static void node_print(const struct scontrol_opts *o, const json_t *n)
 {
     struct utsname u;
@@ -433,10 +476,10 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     int cpus = (int)jget_int(n, "cpus", 1), gpus = (int)jget_int(n, "gpus", 0);
     const char *gt = jget_str(n, "gpu_type", ""), *feat = jget_str(n, "features", "");
     uint64_t mem = (uint64_t)jget_int(n, "mem_mb", 1);
-    char m[32], g[64] = NUL, t[64];
+    char g[64] = NUL;
     if (gpus)
         snprintf(g, sizeof g, "gpu:%s%s%d", gt, *gt ? ":" : "", gpus);
-    printf("NodeName=%s Arch=%s CoresPerSocket=1", sget(n, "name"), u.machine);
+    printf("NodeName=%s Arch=%s CoresPerSocket=1 ", sget(n, "name"), u.machine);
     nl();
     printf("CPUAlloc=%lld CPUEfctv=%d CPUTot=%d CPULoad=N/A", (long long)jget_int(n, "alloc_cpus", 0),
            cpus, cpus);
@@ -450,7 +493,7 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("NodeAddr=%s NodeHostName=%s Version=%s", sget(n, "addr"), sget(n, "name"),
            SLURM_COMPAT_VERSION);
     nl();
-    printf("OS=%s %s", u.sysname, u.release);
+    printf("OS=%s %s %s ", u.sysname, u.release, u.version);
     nl();
     printf("RealMemory=%llu AllocMem=%lld FreeMem=N/A Sockets=%d Boards=1",
            (unsigned long long)mem, (long long)jget_int(n, "alloc_mem_mb", 0), cpus);
@@ -462,35 +505,9 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("Partitions=");
     for (size_t i = 0; i < json_array_size(parts); i++)
         printf("%s%s", i ? "," : "", json_string_value(json_array_get(parts, i)));
+    putchar(' ');
     nl();
-    printf("BootTime=None SlurmdStartTime=None");
-    nl();
-    printf("LastBusyTime=%s ResumeAfterTime=None", when_str(jget_int(n, "last_seen", 0), t,
-                                                            sizeof t));
-    nl();
-    char gt_tres[32] = "";
-    if (gpus)
-        snprintf(gt_tres, sizeof gt_tres, ",gres/gpu=%d", gpus);
-    printf("CfgTRES=cpu=%d,mem=%s,billing=%d%s", cpus, mem_str(mem, m, sizeof m), cpus, gt_tres);
-    nl();
-    int ac = (int)jget_int(n, "alloc_cpus", 0), ag = (int)jget_int(n, "alloc_gpus", 0);
-    printf("AllocTRES=");
-    if (ac)
-        printf("cpu=%d,mem=%s", ac, mem_str((uint64_t)jget_int(n, "alloc_mem_mb", 0), m, sizeof m));
-    if (ac && ag)
-        printf(",gres/gpu=%d", ag);
-    nl();
-    printf("CurrentWatts=0 AveWatts=0");
-    const char *reason = jget_str(n, "reason", "");
-    if (*reason) {
-        nl();
-        int64_t rt = jget_int(n, "reason_time", 0);
-        char who[32];
-        printf("Reason=%s", reason);
-        if (rt)
-            printf(" [%s@%s]", owner_of(jget_int(n, "reason_uid", 0), who, sizeof who),
-                   when_str(rt, t, sizeof t));
-    }
+    node_print_tail(n, cpus, gpus, mem);
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
