@@ -457,7 +457,7 @@ static int enter_node(void *arg)
 static int name_node(void *arg)
 {
     const struct enter_arg *e = arg;
-    return uts_enter(e->node);
+    return uts_enter(e->dir, e->node);
 }
 
 /* The hook that makes node's agent a host of its own, or NULL. */
@@ -665,6 +665,7 @@ static bool any_daemon_runs(const struct conf *c)
 static int cluster_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
     if (munge_ensure(o, c->munge_socket) < 0 || (o->netns && netns_up(o->dir, c) < 0) ||
+        (o->uts && uts_hosts_write(o->dir, c) < 0) ||
         daemons_start(o, c, path) < 0 || cluster_wait(c) < 0)
         return -1;
     return 0;

@@ -9,15 +9,22 @@
 #ifndef HERD_UP_UTS_H
 #define HERD_UP_UTS_H
 
+struct conf;
+
+/* Writes DIR/run/hosts: this machine's /etc/hosts and a line per node of
+ * c. 0, or -1 after saying why on stderr. */
+int uts_hosts_write(const char *dir, const struct conf *c);
+
 /* Why nodes cannot be named here (unshare(CLONE_NEWUTS) or sethostname is
  * not allowed: not root, a container without CAP_SYS_ADMIN), or NULL.
  * Tried in a child process, so this one's host name never changes. The
  * text lives until the next call. */
 const char *uts_unavailable(void);
 
-/* In the child that becomes node's agent, before the exec: a UTS
- * namespace of its own with the node's name. 0, or -1 after saying why
- * on stderr. */
-int uts_enter(const char *node);
+/* In the child that becomes node's agent, before the exec: UTS and mount
+ * namespaces of its own, the node's name, DIR/run/hosts on /etc/hosts.
+ * The node that describes this machine (named as it is) keeps the
+ * machine's. 0, or -1 after saying why on stderr. */
+int uts_enter(const char *dir, const char *node);
 
 #endif

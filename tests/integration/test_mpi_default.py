@@ -12,7 +12,7 @@ import subprocess
 
 import pytest
 
-from helpers import read
+from helpers import HERD_BIN, base_env, read, run
 from test_mpi import HELLO
 
 
@@ -48,3 +48,25 @@ def test_open_mpi_two_ranks_per_node(cluster, workdir, users):
         per_node[n] = per_node.get(n, 0) + 1
     assert sorted(per_node.values()) == [2, 2], text
     assert "rc=0" in text, text
+
+
+@pytest.mark.skipif(not shutil.which("setpriv") or os.geteuid() != 0,
+                    reason="needs root and setpriv to take CAP_SYS_ADMIN away")
+def test_warning_where_nodes_cannot_be_named(tmp_path):
+    """Without CAP_SYS_ADMIN herd up cannot name the nodes: it says so and
+    what to do, and the cluster comes up all the same."""
+    d = str(tmp_path / "c")
+    env = base_env()
+    up = ["setpriv", "--bounding-set=-sys_admin", "--inh-caps=-sys_admin",
+          os.path.join(HERD_BIN, "herd"), "up", "-D", d, "--nodes", "2"]
+    try:
+        cp = run(up, env=env, check=False, timeout=120)
+        assert cp.returncode == 0, cp.stderr
+        warn = [line for line in cp.stderr.split("\n") if line.startswith("herd: warning")]
+        assert len(warn) == 1 and "host names of their own" in warn[0], cp.stderr
+        assert "--netns" in warn[0] and "--mca btl self,tcp" in warn[0], warn
+        srun = run(["srun", "-N2", "hostname"], env=base_env(os.path.join(d, "slurm.conf")),
+                   timeout=60)
+        assert len(set(srun.stdout.split())) == 1, srun.stdout
+    finally:
+        run([os.path.join(HERD_BIN, "herd"), "down", "-D", d], env=env, check=False, timeout=60)
