@@ -181,6 +181,7 @@ struct ctld {
     struct sched_worker *worker;   /* the pass in flight on its own thread: sched_worker.c */
     bool sched_again;           /* a pass was asked for while one was in flight */
     struct ctld_stats stats;
+    int64_t boot_time;          /* when this herdctld started (scontrol show config) */
     struct waiter *waiters;     /* GET /v1/jobs/{id}/wait in progress: api_wait.c */
     uint64_t *dep_jobs;         /* ids of pending jobs with dependencies: depend.c */
     size_t ndep_jobs, capdep_jobs;

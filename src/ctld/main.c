@@ -137,7 +137,7 @@ static void setup(struct ctld *c)
     free(db);
     if (!c->store)
         fatalx("state database: %s", err);
-    c->stats.since = ctld_now();
+    c->stats.since = c->boot_time = ctld_now();
     /* who hears of job changes, in this order: job.c's job_changed */
     job_listen(c, "scheduler", ctld_sched_on_job);
     job_listen(c, "node agents", launch_on_job);

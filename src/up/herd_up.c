@@ -26,6 +26,7 @@
 #include "common/xmalloc.h"
 #include "up/cluster.h"
 #include "up/netns.h"
+#include "up/uts.h"
 #include "up/up.h"
 #include "client/clock.h"
 
@@ -42,6 +43,7 @@ struct up_opts {
     int gpus, cpus;           /* -1: default */
     uint64_t mem_mb;          /* 0: default */
     bool netns;               /* each node in namespaces of its own (netns.h) */
+    bool uts;                 /* without netns: each node agent named after its node (uts.h) */
     char **sets;              /* "Key=Value", borrowed from argv */
     size_t nsets;
 };
@@ -455,6 +457,20 @@ static int enter_node(void *arg)
     return netns_enter(e->dir, e->node);
 }
 
+static int name_node(void *arg)
+{
+    const struct enter_arg *e = arg;
+    return uts_enter(e->dir, e->node);
+}
+
+/* The hook that makes node's agent a host of its own, or NULL. */
+static int (*node_hook(const struct up_opts *o, const char *node))(void *)
+{
+    if (!node)
+        return NULL;
+    return o->netns ? enter_node : o->uts ? name_node : NULL;
+}
+
 /* node: NULL for the controller. */
 static int daemon_start(const char *bindir, const char *prog, const char *conf_path,
                         const char *node, const char *pidfile, const char *logfile,
@@ -471,8 +487,7 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
     char *errfile = xasprintf("%s/log/%s%s%s.start", dir, prog, node ? "-" : "", node ? node : "");
     char *argv[] = {bin, "-f", (char *)conf_path, node ? "-N" : NULL, (char *)node, NULL};
     struct enter_arg ea = {dir, node};
-    int rc = cluster_spawn_wait_pre(argv, errfile, UP_WAIT_S,
-                                    o->netns && node ? enter_node : NULL, &ea);
+    int rc = cluster_spawn_wait_pre(argv, errfile, UP_WAIT_S, node_hook(o, node), &ea);
     if (rc != 0) {
         char how[64];
         if (rc < 0)
@@ -583,6 +598,21 @@ static int cluster_wait(const struct conf *c)
     return 0;
 }
 
+/* Without --netns: each node agent named after its node where the machine
+ * allows it, else a warning with what to do; herd up goes on either way. */
+static int uts_choose(struct up_opts *o)
+{
+    const char *why = uts_unavailable();
+    o->uts = !why;
+    if (why)
+        fprintf(stderr, "herd: warning: the nodes cannot have host names of their own (%s): "
+                "they share this machine's, and Open MPI with two or more ranks per node "
+                "takes ranks of different nodes for one host and fails in its shared-memory "
+                "transport. Run herd up as root (CAP_SYS_ADMIN), or with --netns, or run "
+                "mpirun with --mca btl self,tcp\n", why);
+    return 0;
+}
+
 /* Whether the cluster runs in namespaces: a new one when asked (with
  * --nodes), one made so always, one made without never. 0, or -1 after
  * printing why. */
@@ -596,7 +626,7 @@ static int netns_choose(struct up_opts *o, bool exists)
     if (exists)
         o->netns = netns_enabled(o->dir);
     if (!o->netns)
-        return 0;
+        return uts_choose(o);
     const char *why = netns_unavailable();
     if (why) {
         fprintf(stderr, "herd: error: %s\n", why);
@@ -638,6 +668,7 @@ static bool any_daemon_runs(const struct conf *c)
 static int cluster_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
     if (munge_ensure(o, c->munge_socket) < 0 || (o->netns && netns_up(o->dir, c) < 0) ||
+        (o->uts && uts_hosts_write(o->dir, c) < 0) ||
         daemons_start(o, c, path) < 0 || cluster_wait(c) < 0)
         return -1;
     return 0;

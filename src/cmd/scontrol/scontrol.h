@@ -20,6 +20,9 @@ struct scontrol_opts {
 /* `scontrol show ENTITY [ID]`; argv starts after "show". Exit code. */
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
 
+/* `scontrol show config` (show_config.c). Exit code. */
+int scontrol_show_config(void);
+
 /* True when a matches a prefix of at least min characters of word (Slurm
  * takes unique abbreviations, case-insensitive). */
 bool scontrol_word(const char *a, const char *word, size_t min);

@@ -427,6 +427,49 @@ static const char *owner_of(int64_t uid, char *buf, size_t n)
     return buf;
 }
 
+/* The lines after Partitions=: times, TRES, power, and the reason. */
+static void node_print_tail(const json_t *n, int cpus, int gpus, uint64_t mem)
+{
+    char m[32], t[64];
+    printf("BootTime=None SlurmdStartTime=None");
+    nl();
+    printf("LastBusyTime=%s", when_str(jget_int(n, "last_seen", 0), t, sizeof t));
+    nl();
+    char gt_tres[32] = "";
+    if (gpus)
+        snprintf(gt_tres, sizeof gt_tres, ",gres/gpu=%d", gpus);
+    printf("CfgTRES=cpu=%d,mem=%s,billing=%d%s", cpus, mem_str(mem, m, sizeof m), cpus, gt_tres);
+    nl();
+    int ac = (int)jget_int(n, "alloc_cpus", 0), ag = (int)jget_int(n, "alloc_gpus", 0);
+    uint64_t am = (uint64_t)jget_int(n, "alloc_mem_mb", 0);
+    printf("AllocTRES=");
+    if (ac)
+        printf("cpu=%d", ac);
+    if (ac && am)
+        printf(",mem=%s", mem_str(am, m, sizeof m));
+    if (ac && ag)
+        printf(",gres/gpu=%d", ag);
+    nl();
+    /* Slurm 22.05's power and sensor lines, as it prints them without plugins */
+    printf("CapWatts=n/a");
+    nl();
+    printf("CurrentWatts=0 AveWatts=0");
+    nl();
+    printf("ExtSensorsJoules=n/s ExtSensorsWatts=0 ExtSensorsTemp=n/s");
+    const char *reason = jget_str(n, "reason", "");
+    if (*reason) {
+        nl();
+        int64_t rt = jget_int(n, "reason_time", 0);
+        char who[32];
+        printf("Reason=%s", reason);
+        if (rt)
+            printf(" [%s@%s]", owner_of(jget_int(n, "reason_uid", 0), who, sizeof who),
+                   when_str(rt, t, sizeof t));
+    }
+}
+
+/* Slurm 22.05's layout, its trailing blanks included (after CoresPerSocket,
+ * OS and Partitions), which -o keeps as two blanks. */
 static void node_print(const struct scontrol_opts *o, const json_t *n)
 {
     struct utsname u;
@@ -434,10 +477,10 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     int cpus = (int)jget_int(n, "cpus", 1), gpus = (int)jget_int(n, "gpus", 0);
     const char *gt = jget_str(n, "gpu_type", ""), *feat = jget_str(n, "features", "");
     uint64_t mem = (uint64_t)jget_int(n, "mem_mb", 1);
-    char m[32], g[64] = NUL, t[64];
+    char g[64] = NUL;
     if (gpus)
         snprintf(g, sizeof g, "gpu:%s%s%d", gt, *gt ? ":" : "", gpus);
-    printf("NodeName=%s Arch=%s CoresPerSocket=1", sget(n, "name"), u.machine);
+    printf("NodeName=%s Arch=%s CoresPerSocket=1 ", sget(n, "name"), u.machine);
     nl();
     printf("CPUAlloc=%lld CPUEfctv=%d CPUTot=%d CPULoad=N/A", (long long)jget_int(n, "alloc_cpus", 0),
            cpus, cpus);
@@ -451,7 +494,7 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("NodeAddr=%s NodeHostName=%s Version=%s", sget(n, "addr"), sget(n, "name"),
            SLURM_COMPAT_VERSION);
     nl();
-    printf("OS=%s %s", u.sysname, u.release);
+    printf("OS=%s %s %s ", u.sysname, u.release, u.version);
     nl();
     printf("RealMemory=%llu AllocMem=%lld FreeMem=N/A Sockets=%d Boards=1",
            (unsigned long long)mem, (long long)jget_int(n, "alloc_mem_mb", 0), cpus);
@@ -463,35 +506,9 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("Partitions=");
     for (size_t i = 0; i < json_array_size(parts); i++)
         printf("%s%s", i ? "," : "", json_string_value(json_array_get(parts, i)));
+    putchar(' ');
     nl();
-    printf("BootTime=None SlurmdStartTime=None");
-    nl();
-    printf("LastBusyTime=%s ResumeAfterTime=None", when_str(jget_int(n, "last_seen", 0), t,
-                                                            sizeof t));
-    nl();
-    char gt_tres[32] = "";
-    if (gpus)
-        snprintf(gt_tres, sizeof gt_tres, ",gres/gpu=%d", gpus);
-    printf("CfgTRES=cpu=%d,mem=%s,billing=%d%s", cpus, mem_str(mem, m, sizeof m), cpus, gt_tres);
-    nl();
-    int ac = (int)jget_int(n, "alloc_cpus", 0), ag = (int)jget_int(n, "alloc_gpus", 0);
-    printf("AllocTRES=");
-    if (ac)
-        printf("cpu=%d,mem=%s", ac, mem_str((uint64_t)jget_int(n, "alloc_mem_mb", 0), m, sizeof m));
-    if (ac && ag)
-        printf(",gres/gpu=%d", ag);
-    nl();
-    printf("CurrentWatts=0 AveWatts=0");
-    const char *reason = jget_str(n, "reason", "");
-    if (*reason) {
-        nl();
-        int64_t rt = jget_int(n, "reason_time", 0);
-        char who[32];
-        printf("Reason=%s", reason);
-        if (rt)
-            printf(" [%s@%s]", owner_of(jget_int(n, "reason_uid", 0), who, sizeof who),
-                   when_str(rt, t, sizeof t));
-    }
+    node_print_tail(n, cpus, gpus, mem);
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
@@ -587,54 +604,7 @@ static void part_print(const struct scontrol_opts *o, const json_t *p)
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
 }
 
-/* ---- config, hostnames, hostlist ---- */
-
-static void conf_kv(const char *k, const char *v)
-{
-    printf("%-23s = %s\n", k, v && *v ? v : NUL);
-}
-
-static void conf_kvi(const char *k, long long v, const char *unit)
-{
-    char buf[48];
-    snprintf(buf, sizeof buf, "%lld%s", v, unit);
-    conf_kv(k, buf);
-}
-
-static int show_config(void)
-{
-    const struct conf *c = client_conf(PROG);
-    char t[64], host[256];
-    printf("Configuration data as of %s\n", when_str(client_now(), t, sizeof t));
-    snprintf(host, sizeof host, "%s(%s)", c->ctld_host, c->ctld_addr ? c->ctld_addr : c->ctld_host);
-    conf_kv("AuthType", "auth/munge");
-    conf_kv("ClusterName", c->cluster_name);
-    conf_kvi("DefMemPerCPU", (long long)c->def_mem_per_cpu, "");
-    conf_kv("GresTypes", c->gres_types);
-    conf_kvi("KillWait", c->kill_wait, " sec");
-    conf_kvi("MessageTimeout", c->msg_timeout, " sec");
-    conf_kvi("MinJobAge", c->min_job_age, " sec");
-    conf_kv("PriorityType", c->priority_type);
-    conf_kv("SchedulerParameters", c->sched_params);
-    conf_kv("SchedulerType", c->sched_type);
-    conf_kv("SelectType", c->select_type);
-    conf_kv("SLURM_CONF", c->path);
-    conf_kv("SLURM_VERSION", SLURM_COMPAT_VERSION);
-    conf_kv("SlurmctldHost[0]", host);
-    conf_kv("SlurmctldLogFile", c->log_file_ctld);
-    conf_kvi("SlurmctldPort", c->ctld_port, "");
-    conf_kv("SlurmdLogFile", c->log_file_d);
-    conf_kvi("SlurmdPort", c->slurmd_port, "");
-    conf_kv("SlurmdSpoolDir", c->spool_dir);
-    conf_kvi("SlurmdTimeout", c->slurmd_timeout, " sec");
-    conf_kv("StateSaveLocation", c->state_save);
-    json_t *resp = NULL;
-    char err[256];
-    int st = client_call(PROG, "GET", PATH_PING, NULL, &resp, err, sizeof err);
-    json_decref(resp);
-    printf("\nSlurmctld(primary) at %s is %s\n", c->ctld_host, st == 200 ? "UP" : "DOWN");
-    return 0;
-}
+/* ---- hostnames, hostlist (config: show_config.c) ---- */
 
 static int show_hostnames(const char *list)
 {
@@ -696,7 +666,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     if (scontrol_word(what, "partitions", 1))
         return show_named(o, PATH_PARTITIONS, "partitions", arg, "Partition", part_print);
     if (scontrol_word(what, "config", 1))
-        return show_config();
+        return scontrol_show_config();
     if (scontrol_word(what, "hostnames", 5))
         return show_hostnames(arg);
     if (scontrol_word(what, "hostlist", 5))

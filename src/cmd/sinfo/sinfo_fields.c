@@ -6,7 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "client/client.h"
+#include "client/version.h"
 #include "cmd/sinfo/sinfo.h"
+#include "common/conf.h"
 #include "common/hostlist.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
@@ -70,6 +73,20 @@ FIELD(f_features)
     return xstrdup(*f ? f : "(null)");
 }
 FIELD(f_node_list) { return hostlist_ranged_string(G->hl); }
+FIELD(f_node_addr) { return xstrdup(jget_str(G->node, "addr", "N/A")); }
+FIELD(f_version) { return xstrdup(SLURM_COMPAT_VERSION); }
+/* Slurm's values for what Herd does not configure: no per-node CPU cap,
+ * no preemption, one priority tier, any node may allocate; %V is a
+ * cluster's name only under -M, N/A otherwise. */
+FIELD(f_unlimited) { return xstrdup("UNLIMITED"); }
+FIELD(f_off) { return xstrdup("OFF"); }
+FIELD(f_all) { return xstrdup("all"); }
+
+FIELD(f_prio_job_factor)
+{
+    const struct conf_part *cp = conf_part_find(client_conf("sinfo"), jget_str(G->part, "name", ""));
+    return xasprintf("%d", cp ? cp->priority_job_factor : 1);
+}
 
 FIELD(f_nodes_aiot)
 {
@@ -194,23 +211,29 @@ FIELD(f_gres_used)
 
 const struct fmt_code sinfo_codes[] = {
     {'A', "NODES(A/I)", 0, f_nodes_ai, NULL},
+    {'B', "MAX_CPUS_PER_NODE", PART, f_unlimited, NULL},
     {'C', "CPUS(A/I/O/T)", 0, f_cpus_aiot, NULL},
     {'D', "NODES", 0, f_nodes, NULL},
     {'E', "REASON", NODE, f_reason, NULL},
     {'F', "NODES(A/I/O/T)", 0, f_nodes_aiot, NULL},
     {'G', "GRES", NODE, f_gres, NULL},
     {'H', "TIMESTAMP", NODE, f_timestamp, NULL},
+    {'I', "PRIO_JOB_FACTOR", PART, f_prio_job_factor, NULL},
     {'L', "DEFAULTTIME", PART, f_default_time, NULL},
+    {'M', "PREEMPT_MODE", PART, f_off, NULL},
     {'N', "NODELIST", FMT_NOCUT_HEADER, f_node_list, NULL},
     {'O', "CPU_LOAD", NODE, f_na, NULL},
     {'P', "PARTITION", PART, f_partition, NULL},
     {'R', "PARTITION", PART, f_partition_name, NULL},
+    {'S', "ALLOCNODES", PART, f_all, NULL},
     {'T', "STATE", NODE, f_state_long, NULL},
     {'U', "USER", NODE, f_user_long, NULL},
+    {'V', "CLUSTER", 0, f_na, NULL},
     {'X', "SOCKETS", NODE, f_sockets, NULL},
     {'Y', "CORES", NODE, f_one, NULL},
     {'Z', "THREADS", NODE, f_one, NULL},
     {'a', "AVAIL", PART, f_avail, NULL},
+    {'b', "ACTIVE_FEATURES", NODE, f_features, NULL},
     {'c', "CPUS", NODE, f_cpus, NULL},
     {'d', "TMP_DISK", NODE, f_zero, NULL},
     {'e', "FREE_MEM", NODE, f_na, NULL},
@@ -220,10 +243,13 @@ const struct fmt_code sinfo_codes[] = {
     {'l', "TIMELIMIT", PART, f_timelimit, NULL},
     {'m', "MEMORY", NODE, f_memory, NULL},
     {'n', "HOSTNAMES", FMT_NOCUT_HEADER, f_node_list, NULL},
+    {'o', "NODE_ADDR", NODE, f_node_addr, NULL},
+    {'p', "PRIO_TIER", PART, f_one, NULL},
     {'r', "ROOT", PART, f_root, NULL},
     {'s', "JOB_SIZE", PART, f_job_size, NULL},
     {'t', "STATE", NODE, f_state, NULL},
     {'u', "USER", NODE, f_user, NULL},
+    {'v', "VERSION", NODE, f_version, NULL},
     {'w', "WEIGHT", NODE, f_weight, NULL},
     {'z', "S:C:T", NODE, f_sct, NULL},
     /* -O only */
@@ -243,6 +269,8 @@ const struct fmt_name sinfo_names[] = {
     {"SocketCoreThread", 'z'}, {"Sockets", 'X'}, {"State", 'T'}, {"StateCompact", 't'},
     {"StateLong", 'T'},
     {"Threads", 'Z'}, {"Time", 'l'}, {"Timestamp", 'H'}, {"User", 'u'}, {"UserLong", 'U'},
-    {"Weight", 'w'},
+    {"Weight", 'w'}, {"AllocNodes", 'S'}, {"Cluster", 'V'}, {"FeaturesAct", 'b'},
+    {"MaxCPUsPerNode", 'B'}, {"NodeAddr", 'o'}, {"PreemptMode", 'M'},
+    {"PriorityJobFactor", 'I'}, {"PriorityTier", 'p'}, {"Version", 'v'},
     {NULL, 0},
 };

@@ -40,8 +40,15 @@ static const char *sinfo_default_format(const struct sinfo_opts *o)
     return o->long_list ? SINFO_FORMAT_LONG : SINFO_FORMAT;
 }
 
+/* -o %all: every code, as Slurm lists them (lowercase, then uppercase
+ * followed by a blank), separated by '|'. */
+#define SINFO_ALL "%a|%b|%c|%d|%e|%f|%g|%h|%l|%m|%n|%o|%p|%r|%s|%t|%u|%v|%w|%z|%A |%B |%C |%D " \
+                  "|%E |%F |%G |%H |%I |%L |%M |%N |%O |%P |%R |%S |%T |%U |%V |%X |%Y |%Z "
+
 struct fmt *sinfo_format(const struct sinfo_opts *o, const char *prog)
 {
+    if (o->format && !strcmp(o->format, "%all"))
+        return fmt_parse(SINFO_ALL, sinfo_codes, prog, "node");
     if (o->long_format)
         return fmt_parse_long(o->long_format, sinfo_codes, sinfo_names, prog, "node");
     return fmt_parse(o->format ? o->format : sinfo_default_format(o), sinfo_codes, prog,
