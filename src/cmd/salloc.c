@@ -13,7 +13,7 @@
 
 #include "client/alloc.h"
 #include "cmd/cmds.h"
-#include "cmd/srun/srun.h"
+#include "client/srun_opts.h"
 
 #define PROG "salloc"
 
