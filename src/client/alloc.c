@@ -16,11 +16,16 @@
 #include "client/cmdutil.h"
 #include "client/sbatch_opts.h"
 
-/* sbatch's parser speaks as sbatch; srun and salloc say it as themselves. */
+/* sbatch's parser speaks as sbatch; srun and salloc say it, line by line,
+ * as themselves. */
 static void print_as(const char *prog, const char *err)
 {
-    const char *p = strncmp(err, "sbatch:", 7) == 0 ? err + 7 : err;
-    fprintf(stderr, "%s:%s%s", prog, p, p[strlen(p) - 1] == '\n' ? "" : "\n");
+    while (*err) {
+        size_t len = strcspn(err, "\n");
+        const char *p = strncmp(err, "sbatch:", 7) == 0 ? err + 7 : err;
+        fprintf(stderr, "%s:%.*s\n", prog, (int)(len - (size_t)(p - err)), p);
+        err += len + (err[len] == '\n');
+    }
 }
 
 static json_t *alloc_spec(const char *prog, int argc, char **argv, const char *name)

@@ -48,7 +48,10 @@ struct sbatch_opts {
     int64_t mem_mb[SBATCH_MEM_KINDS];
     int mem_src[SBATCH_MEM_KINDS];  /* 0 or the enum sbatch_src that set it */
     int64_t gpus, gpus_per_node;
+    int64_t gpus_per_task, cpus_per_gpu, ntasks_per_gpu;
+    int64_t gpus_per_socket, sockets_per_node;   /* taken; sockets are not modelled */
     char *gpu_type;
+    char *gpu_bind;                 /* checked (gpu_bind.h), passed on to the steps */
     int64_t time_limit;             /* minutes, -1 UNLIMITED */
     int time_set;
 

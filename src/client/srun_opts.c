@@ -8,15 +8,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client/client.h"
+#include "client/gpu_bind.h"
 #include "client/cmdutil.h"
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
 #define PROG "srun"
 
-enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP };
+enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP,
+       OPT_GPU_BIND };
 
 /* What srun takes and does not act on: binding and step resources within
  * the allocation, which every step shares (docs/srun.md). */
@@ -41,7 +44,11 @@ static const struct option srun_options[] = {
     {"exact", no_argument, NULL, OPT_IGNORED},
     {"cpu-bind", required_argument, NULL, OPT_IGNORED},
     {"cpu_bind", required_argument, NULL, OPT_IGNORED},
-    {"gpu-bind", required_argument, NULL, OPT_IGNORED},
+    {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
+    {"cpus-per-gpu", required_argument, NULL, OPT_IGNORED},
+    {"gpus-per-socket", required_argument, NULL, OPT_IGNORED},
+    {"sockets-per-node", required_argument, NULL, OPT_IGNORED},
+    {"ntasks-per-gpu", required_argument, NULL, OPT_IGNORED},
     {"mem", required_argument, NULL, OPT_IGNORED},
     {"mem-per-cpu", required_argument, NULL, OPT_IGNORED},
     {"mem-per-gpu", required_argument, NULL, OPT_IGNORED},
@@ -128,6 +135,20 @@ static int input_arg(const char *v, struct srun_opts *o)
     return 0;
 }
 
+/* Refused in Slurm's words; "none": every task sees all the step's GPUs. */
+static int gpu_bind_arg(const char *v, struct srun_opts *o)
+{
+    char why[256];
+    if (!gpu_bind_valid(v, why, sizeof why)) {
+        if (why[0])
+            cmd_error(PROG, "%s", why);
+        cmd_error(PROG, "Invalid --gpu-bind argument: gpu:%s", v);
+        return -1;
+    }
+    o->gpu_bind_none = strncasecmp(v, "none", 4) == 0;
+    return 0;
+}
+
 static int srun_opt(int c, struct srun_opts *o)
 {
     switch (c) {
@@ -136,6 +157,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case OPT_NTPN: return count_arg("--ntasks-per-node", optarg, &o->ntasks_per_node);
     case 'c': return count_arg("--cpus-per-task", optarg, &o->cpus_per_task);
     case OPT_GPT: return gpus_arg(optarg, &o->gpus_per_task);
+    case OPT_GPU_BIND: return gpu_bind_arg(optarg, o);
     case 'w': o->nodelist = optarg; return 0;
     case 'J': o->name = optarg; return 0;
     case 'D': o->chdir = optarg; return 0;
@@ -177,7 +199,8 @@ static int srun_opt(int c, struct srun_opts *o)
 static const char *const alloc_names[] = {
     "ntasks", "nodes", "ntasks-per-node", "cpus-per-task", "nodelist", "job-name", "time",
     "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
-    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "exclusive", "comment", "begin", "hold",
+    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "gpus-per-task", "cpus-per-gpu",
+    "gpus-per-socket", "sockets-per-node", "ntasks-per-gpu", "gpu-bind", "exclusive", "comment", "begin", "hold",
     "nice", "dependency", NULL,
 };
 
@@ -225,6 +248,10 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
         li = -1;
     }
     o->argv = argv + optind;
+    /* inside a job, a step takes the job's --gpus-per-task unless given its own */
+    const char *gpt = getenv("SLURM_GPUS_PER_TASK");
+    if (!o->gpus_per_task && gpt && *gpt && strcmp(prog, "srun") == 0 && !o->gpu_bind_none)
+        gpus_arg(gpt, &o->gpus_per_task);
     return 0;
 }
 

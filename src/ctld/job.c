@@ -233,6 +233,7 @@ static void parse_shape(struct ctld *c, struct parse *p, struct job *j, json_t *
     const char *gt = get_str(p, spec, "gpu_type");
     j->gpu_type = gt && *gt ? xstrdup(gt) : NULL;
     r->gpu_type = j->gpu_type;
+    job_gpus_shape(r, spec);
     r->exclusive = json_is_true(json_object_get(spec, "exclusive"));
     j->req_nodes = node_indices(c, p, get_str(p, spec, "req_nodes"), &r->nreq_nodes);
     j->exc_nodes = node_indices(c, p, get_str(p, spec, "exc_nodes"), &r->nexcl_nodes);

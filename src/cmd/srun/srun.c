@@ -54,7 +54,7 @@ static json_t *step_request(const struct srun_opts *o)
     int cpt = o->cpus_per_task ? o->cpus_per_task : env_int("SLURM_CPUS_PER_TASK");
     if (cpt)
         json_object_set_new(b, "cpus_per_task", json_integer(cpt));
-    if (o->gpus_per_task)
+    if (o->gpus_per_task && !o->gpu_bind_none)
         json_object_set_new(b, "gpus_per_task", json_integer(o->gpus_per_task));
     if (o->nodelist)
         json_object_set_new(b, "nodelist", json_string(o->nodelist));
@@ -295,25 +295,9 @@ static int step_in(const char *jobid, const struct srun_opts *o)
     return rc;
 }
 
-/* --gpus-per-task outside an allocation: the allocation must hold them. */
-static void gpus_for_tasks(struct srun_opts *o)
-{
-    for (int i = 1; i < o->alloc_argc; i++)
-        if (strncmp(o->alloc_argv[i], "--gpus", 6) == 0 || strncmp(o->alloc_argv[i], "--gres", 6) == 0)
-            return;
-    if (!o->gpus_per_task)
-        return;
-    int nodes = o->nodes ? o->nodes : 1, ntasks = o->ntasks ? o->ntasks : nodes;
-    int per_node = o->ntasks_per_node ? o->ntasks_per_node : (ntasks + nodes - 1) / nodes;
-    o->alloc_argv = xrealloc(o->alloc_argv, (size_t)(o->alloc_argc + 2) * sizeof(char *));
-    o->alloc_argv[o->alloc_argc++] = xasprintf("--gpus-per-node=%d", per_node * o->gpus_per_task);
-    o->alloc_argv[o->alloc_argc] = NULL;
-}
-
 /* Outside an allocation srun makes one, runs the step in it and ends it. */
 static int step_in_new_allocation(struct srun_opts *o)
 {
-    gpus_for_tasks(o);
     const char *base = strrchr(o->argv[0], '/');
     int64_t id = alloc_create(PROG, o->alloc_argc, o->alloc_argv, base ? base + 1 : o->argv[0]);
     json_t *job = NULL;
