@@ -164,6 +164,22 @@ static void setenv_int(const char *k, int64_t v)
     setenv(k, buf, 1);
 }
 
+/* What the allocation asked per task and per GPU: srun inside takes it. */
+static void alloc_setenv_gpus(const json_t *job)
+{
+    int64_t gpt = jget_int(job, "gpus_per_task", 0);
+    const char *type = jget_str(job, "gpu_type", "");
+    char buf[160];
+    if (gpt > 0) {
+        snprintf(buf, sizeof buf, "%s%s%lld", type, *type ? ":" : "", (long long)gpt);
+        setenv("SLURM_GPUS_PER_TASK", buf, 1);
+    }
+    if (jget_int(job, "cpus_per_gpu", 0) > 0)
+        setenv_int("SLURM_CPUS_PER_GPU", jget_int(job, "cpus_per_gpu", 0));
+    if (jget_int(job, "mem_per_gpu_mb", 0) > 0)
+        setenv_int("SLURM_MEM_PER_GPU", jget_int(job, "mem_per_gpu_mb", 0));
+}
+
 void alloc_setenv(const json_t *job)
 {
     char id[32];
@@ -185,6 +201,7 @@ void alloc_setenv(const json_t *job)
         setenv_int("SLURM_NTASKS_PER_NODE", per);
     if (jget_bool(job, "cpus_per_task_set", false))
         setenv_int("SLURM_CPUS_PER_TASK", jget_int(job, "cpus_per_task", 1));
+    alloc_setenv_gpus(job);
 }
 
 void alloc_release(const char *prog, int64_t id, int rc)

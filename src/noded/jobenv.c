@@ -72,6 +72,20 @@ static void set_gpus(struct envb *e, const struct job_spec *js)
     free(list);
 }
 
+/* What the job asked per task and per GPU, as Slurm passes it on. */
+static void set_gpu_request(struct envb *e, const struct job_spec *js)
+{
+    if (js->gpus_per_task && js->gpu_type[0])
+        envb_put(e, xasprintf("SLURM_GPUS_PER_TASK=%s:%" PRId64, js->gpu_type,
+                              js->gpus_per_task));
+    else if (js->gpus_per_task)
+        envb_seti(e, "SLURM_GPUS_PER_TASK", js->gpus_per_task);
+    if (js->cpus_per_gpu)
+        envb_seti(e, "SLURM_CPUS_PER_GPU", js->cpus_per_gpu);
+    if (js->mem_per_gpu_mb)
+        envb_seti(e, "SLURM_MEM_PER_GPU", js->mem_per_gpu_mb);
+}
+
 /* Slurm's per-node counts: "4", or "4(x2)" when every node has the same. */
 static void set_counts(struct envb *e, const char *key, int64_t per_node, int64_t nodes)
 {
@@ -148,6 +162,7 @@ char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task
     set_array(&e, js);
     set_task(&e, js, task_pid);
     set_gpus(&e, js);
+    set_gpu_request(&e, js);
     if (js->restart_count > 0)
         envb_seti(&e, "SLURM_RESTART_COUNT", js->restart_count);
     if (conf_path)

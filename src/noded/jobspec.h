@@ -47,6 +47,8 @@ struct job_spec {
     int64_t ntasks;
     int64_t cpus_per_task;
     int64_t ntasks_per_node;   /* --ntasks-per-node; 0 not given */
+    int64_t gpus_per_task, cpus_per_gpu, mem_per_gpu_mb;   /* 0: not given */
+    char *gpu_type;        /* "" any */
     char *tasks_per_node;  /* SLURM_TASKS_PER_NODE, "2(x2)"; "" unknown */
     bool cpus_per_task_set;
     int64_t umask;         /* -1: none given */
