@@ -16,7 +16,8 @@
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
-#define PROG "srun"
+/* Who speaks in the errors: srun, or salloc reading the same options. */
+static const char *prog_name = "srun";
 
 enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP,
        OPT_GPU_BIND };
@@ -83,7 +84,7 @@ static int count_arg(const char *opt, const char *v, int *out)
     char *end;
     long n = strtol(v, &end, 10);
     if (end == v || n < 1 || n > 1 << 24 || (*end && *end != '-')) {
-        cmd_error(PROG, "Invalid numeric value \"%s\" for %s.", v, opt);
+        cmd_error(prog_name, "Invalid numeric value \"%s\" for %s.", v, opt);
         return -1;
     }
     *out = (int)n;   /* "-N 2-4": the least, which a step inside an allocation gets */
@@ -99,7 +100,7 @@ static int gpus_arg(const char *v, int *out)
 
 static int unsupported(const char *what)
 {
-    cmd_error(PROG, "%s is not supported yet", what);
+    cmd_error(prog_name, "%s is not supported yet", what);
     return -1;
 }
 
@@ -111,7 +112,7 @@ static int mpi_arg(const char *v, struct srun_opts *o)
         exit(0);
     }
     if (strcmp(v, "none") != 0 && strcmp(v, "pmi2") != 0) {
-        cmd_error(PROG, "MPI type '%s' is not supported (none, pmi2)", v);
+        cmd_error(prog_name, "MPI type '%s' is not supported (none, pmi2)", v);
         return -1;
     }
     o->mpi = v;
@@ -141,8 +142,8 @@ static int gpu_bind_arg(const char *v, struct srun_opts *o)
     char why[256];
     if (!gpu_bind_valid(v, why, sizeof why)) {
         if (why[0])
-            cmd_error(PROG, "%s", why);
-        cmd_error(PROG, "Invalid --gpu-bind argument: gpu:%s", v);
+            cmd_error(prog_name, "%s", why);
+        cmd_error(prog_name, "Invalid --gpu-bind argument: gpu:%s", v);
         return -1;
     }
     o->gpu_bind_none = strncasecmp(v, "none", 4) == 0;
@@ -173,7 +174,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'e': o->error = optarg; return 0;
     case OPT_OPEN_MODE:
         if (strcmp(optarg, "append") && strcmp(optarg, "truncate")) {
-            cmd_error(PROG, "Invalid --open-mode argument: %s. Ignored", optarg);
+            cmd_error(prog_name, "Invalid --open-mode argument: %s. Ignored", optarg);
             return 0;
         }
         o->append = optarg[0] == 'a';
@@ -231,6 +232,7 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
 {
     int c, li = -1;
     optind = 1;
+    prog_name = prog;
     o->alloc_argv = xcalloc(2, sizeof(char *));
     o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
     o->mpi = "none";

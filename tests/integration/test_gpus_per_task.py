@@ -1,0 +1,136 @@
+"""GPUs asked per task (--gpus-per-task, --cpus-per-gpu, --mem-per-gpu,
+--gpu-bind), as the most common multi-GPU training script asks them: the
+job holds gpus-per-task x tasks on each node, srun's tasks each see their
+own GPU, the variables Slurm 22.05 sets, scontrol's keys, and --gpu-bind
+refused in Slurm's words. The session cluster: 2 nodes of 4 GPUs."""
+
+import re
+
+import pytest
+
+from helpers import cluster_fixture, read
+
+TYPED_UP = ["--nodes", "1", "--gpus-per-node", "2", "--cpus-per-node", "4",
+            "--mem-per-node", "2000", "--set", "KillWait=2"]
+
+
+def typed_gpus(c):
+    """herd up writes slurm.conf with untyped GPUs; the node's become a100s."""
+    c.up()
+    problems = c.stop_and_check()
+    assert not problems, "\n".join(problems)
+    with open(c.conf) as f:
+        text = f.read()
+    with open(c.conf, "w") as f:
+        f.write(re.sub(r"Gres=gpu:(\d+)", r"Gres=gpu:a100:\1", text))
+
+
+@pytest.fixture(scope="module")
+def typed(tmp_path_factory, users):
+    yield from cluster_fixture(tmp_path_factory, "gputyped", TYPED_UP, prepare=typed_gpus)
+
+
+def run_job(c, workdir, args, body, timeout=40):
+    out = f"{workdir}/out.txt"
+    job = c.sbatch(list(args) + ["-o", out], cwd=workdir, script="#!/bin/sh\n" + body)
+    c.wait_state(job, ("COMPLETED", "FAILED"), timeout=timeout)
+    return job, read(out)
+
+
+def rows_of(out):
+    return [dict(kv.split("=", 1) for kv in line.split(": ", 1)[1].split())
+            for line in out.splitlines() if re.match(r"\d+: rank=", line)]
+
+
+def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
+    body = ("env | grep -E '^(SLURM_(GPUS_PER_TASK|CPUS_PER_GPU|MEM_PER_GPU|GPUS_ON_NODE|"
+            "JOB_GPUS)|CUDA_VISIBLE_DEVICES)=' | sort\n"
+            "srun -l sh -c 'echo rank=$SLURM_PROCID node=$SLURMD_NODENAME "
+            "cvd=$CUDA_VISIBLE_DEVICES step=$SLURM_STEP_GPUS gpt=$SLURM_GPUS_PER_TASK'\n"
+            "echo rc=$?\n"
+            "scontrol show job $SLURM_JOB_ID\n")
+    job, out = run_job(cluster, workdir, ["-N2", "--ntasks-per-node=2", "--gpus-per-task=1",
+                                          "--cpus-per-gpu=2", "--mem-per-gpu=100"], body)
+    assert "rc=0" in out, out
+    env = dict(l.split("=", 1) for l in out.splitlines()
+               if re.match(r"^(SLURM_[A-Z_]+|CUDA_VISIBLE_DEVICES)=", l))
+    assert env["SLURM_GPUS_PER_TASK"] == "1"
+    assert env["SLURM_CPUS_PER_GPU"] == "2"
+    assert env["SLURM_MEM_PER_GPU"] == "100"
+    assert env["SLURM_GPUS_ON_NODE"] == "2", "2 tasks x 1 GPU on the batch node: " + out
+    assert re.fullmatch(r"\d,\d", env["SLURM_JOB_GPUS"]), out
+    assert env["CUDA_VISIBLE_DEVICES"] == env["SLURM_JOB_GPUS"]
+    rows = rows_of(out)
+    assert sorted(r["rank"] for r in rows) == ["0", "1", "2", "3"], out
+    by_node = {}
+    for r in rows:
+        assert re.fullmatch(r"\d", r["cvd"]) and r["cvd"] == r["step"], out
+        assert r["gpt"] == "1"
+        by_node.setdefault(r["node"], set()).add(r["cvd"])
+    assert len(by_node) == 2 and all(len(g) == 2 for g in by_node.values()), out
+    # the job holds 2 GPUs on each node, and 2 CPUs for each
+    assert "TRES=cpu=8,mem=400M,node=2,billing=8,gres/gpu=4" in out, out
+    assert re.search(r"Power=\n\s+CpusPerTres=gres:gpu:2\n\s+MemPerTres=gres:gpu:100\n"
+                     r"\s+TresPerTask=gres:gpu:1\n", out), out
+
+
+def test_salloc_steps_take_the_jobs_gpus_per_task(cluster, workdir):
+    cp = cluster.run(["salloc", "-N1", "-n2", "--gpus-per-task=1", "sh", "-c",
+                      "echo gpt=$SLURM_GPUS_PER_TASK; "
+                      "srun -l sh -c 'echo rank=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES'; "
+                      "srun -l --gpu-bind=none sh -c 'echo rank=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES'"],
+                     cwd=workdir, check=False, extra_env={"SLURM_JOB_ID": ""})
+    assert cp.returncode == 0, cp.stderr
+    assert "gpt=1" in cp.stdout
+    rows = rows_of(cp.stdout)
+    assert len(rows) == 4, cp.stdout
+    own, shared = rows[:2], rows[2:]
+    assert all(re.fullmatch(r"\d", r["cvd"]) for r in own), cp.stdout
+    assert len({r["cvd"] for r in own}) == 2, cp.stdout
+    # --gpu-bind=none: every task sees both of the job's GPUs
+    assert all(re.fullmatch(r"\d,\d", r["cvd"]) for r in shared), cp.stdout
+
+
+def test_typed_form(typed, workdir):
+    c = typed
+    body = ("echo gpt=$SLURM_GPUS_PER_TASK\n"
+            "srun -l sh -c 'echo rank=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES'\n"
+            "scontrol show job $SLURM_JOB_ID\n")
+    job, out = run_job(c, workdir, ["-n2", "--gpus-per-task=a100:1", "--gpu-bind=closest"],
+                       body)
+    assert "gpt=a100:1" in out, out
+    rows = rows_of(out)
+    assert sorted(r["cvd"] for r in rows) == ["0", "1"], out
+    assert re.search(r"Power=\n\s+TresBind=gpu:closest\n\s+TresPerTask=gres:gpu:a100:1\n",
+                     out), out
+    assert "gres/gpu=2" in out, out
+    cp = c.run(["sbatch", "-n1", "--gpus-per-task=h100:1", "--wrap", "true"], check=False,
+               cwd=workdir)
+    assert cp.returncode == 1 and cp.stderr.strip() == (
+        "sbatch: error: Batch job submission failed: Requested node configuration is not "
+        "available")
+
+
+def test_bad_gpu_bind_and_exclusive_options(cluster, workdir):
+    c = cluster
+    alone = {"SLURM_JOB_ID": ""}
+    for prog in ("sbatch", "srun", "salloc"):
+        args = [prog, "-n1", "--gpus-per-task=1", "--gpu-bind=bogus"]
+        args += ["--wrap", "true"] if prog == "sbatch" else ["true"]
+        cp = c.run(args, check=False, cwd=workdir, extra_env=alone)
+        assert cp.returncode != 0
+        assert cp.stderr.strip() == f"{prog}: error: Invalid --gpu-bind argument: gpu:bogus"
+    cp = c.run(["sbatch", "--gpu-bind=map_gpu:zz", "--wrap", "true"], check=False, cwd=workdir)
+    assert cp.stderr.splitlines() == [
+        "sbatch: error: Failed to validate zz, offending character is z",
+        "sbatch: error: Invalid --gpu-bind argument: gpu:map_gpu:zz"]
+    cp = c.run(["sbatch", "--gpus-per-task=1", "--ntasks-per-gpu=2", "--wrap", "true"],
+               check=False, cwd=workdir)
+    assert cp.returncode != 0 and cp.stderr.strip() == (
+        "sbatch: fatal: --gpus-per-task is mutually exclusive with --ntasks-per-gpu "
+        "and SLURM_NTASKS_PER_GPU")
+    cp = c.run(["salloc", "--cpus-per-gpu=2", "-c2", "--gpus=1", "true"], check=False,
+               cwd=workdir, extra_env=alone)
+    assert cp.stderr.splitlines() == [
+        "salloc: error: --cpus-per-gpu is mutually exclusive with --cpus-per-task",
+        "salloc: error: Invalid generic resource (gres) specification"]
