@@ -104,6 +104,16 @@ def test_typed_form(typed, workdir):
     assert re.search(r"Power=\n\s+TresBind=gpu:closest\n\s+TresPerTask=gres:gpu:a100:1\n",
                      out), out
     assert "gres/gpu=2" in out, out
+    held = c.sbatch(["-H", "-n2", "--gpus-per-task=a100:1", "--cpus-per-gpu=1",
+                     "--mem-per-gpu=10", "--gpu-bind=none", "--wrap", "true"], cwd=workdir)
+    try:
+        cols = c.run(["squeue", "-j", str(held), "-h", "-O",
+                      "tres-per-task,tres-per-job,tres-per-node,tres-bind,cpus-per-tres,"
+                      "mem-per-tres"]).stdout.split()
+        assert cols == ["gres:gpu:a100:1", "N/A", "N/A", "gpu:none", "gres:gpu:1",
+                        "gres:gpu:10"], cols
+    finally:
+        c.run(["scancel", str(held)])
     cp = c.run(["sbatch", "-n1", "--gpus-per-task=h100:1", "--wrap", "true"], check=False,
                cwd=workdir)
     assert cp.returncode == 1 and cp.stderr.strip() == (
