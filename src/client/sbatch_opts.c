@@ -293,6 +293,7 @@ static int set_gpu_bind(struct sbatch_opts *o, const struct opt_def *d, const ch
 
     (void)d;
     if (!gpu_bind_valid(arg, why, sizeof why)) {
+        o->error_rc = 255;   /* Slurm exits -1 here */
         if (why[0])
             return fail(err, errlen, "%s\nsbatch: error: Invalid --gpu-bind argument: gpu:%s",
                         why, arg);

@@ -58,6 +58,7 @@ struct sbatch_opts {
     int requeue;                    /* SBATCH_UNSET, 0 or 1 */
     int kill_invalid_dep;           /* --kill-on-invalid-dep: SBATCH_UNSET, 0 or 1 */
     int hold, exclusive, parsable, quiet, verbose, wait, help;
+    int error_rc;                   /* the exit code an error asks (Slurm's 255); 0: 1 */
 };
 
 /* What the job spec takes from sbatch's surroundings; all borrowed. */

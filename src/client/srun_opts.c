@@ -141,6 +141,7 @@ static int gpu_bind_arg(const char *v, struct srun_opts *o)
 {
     char why[256];
     if (!gpu_bind_valid(v, why, sizeof why)) {
+        o->error_rc = 255;   /* Slurm exits -1 here */
         if (why[0])
             cmd_error(prog_name, "%s", why);
         cmd_error(prog_name, "Invalid --gpu-bind argument: gpu:%s", v);

@@ -20,6 +20,7 @@ struct srun_opts {
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
     int alloc_argc;
+    int error_rc;              /* the exit code a refused option asks (Slurm's 255); 0: 1 */
 };
 
 /* prog names the errors. 0 or -1. */

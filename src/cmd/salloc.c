@@ -57,5 +57,5 @@ int cmd_salloc(int argc, char **argv)
         }
     }
     srun_opts_free(&o);
-    return rc;
+    return o.error_rc ? o.error_rc : rc;
 }

@@ -264,9 +264,10 @@ int cmd_sbatch(int argc, char **argv)
     int rc = 1;
 
     sbatch_opts_init(&o);
-    if (opts_load(&o, &job, argc, argv, err, sizeof(err)) < 0)
+    if (opts_load(&o, &job, argc, argv, err, sizeof(err)) < 0) {
         fprintf(stderr, "%s\n", err);
-    else if (o.help) {
+        rc = o.error_rc ? o.error_rc : 1;
+    } else if (o.help) {
         usage();
         rc = 0;
     } else if ((spec = spec_build(&o, &job)) != NULL && submit(spec, &job_id) == 0) {

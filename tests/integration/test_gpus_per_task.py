@@ -128,7 +128,7 @@ def test_bad_gpu_bind_and_exclusive_options(cluster, workdir):
         args = [prog, "-n1", "--gpus-per-task=1", "--gpu-bind=bogus"]
         args += ["--wrap", "true"] if prog == "sbatch" else ["true"]
         cp = c.run(args, check=False, cwd=workdir, extra_env=alone)
-        assert cp.returncode != 0
+        assert cp.returncode == 255, (prog, cp.returncode)   # Slurm's exit(-1)
         assert cp.stderr.strip() == f"{prog}: error: Invalid --gpu-bind argument: gpu:bogus"
     cp = c.run(["sbatch", "--gpu-bind=map_gpu:zz", "--wrap", "true"], check=False, cwd=workdir)
     assert cp.stderr.splitlines() == [

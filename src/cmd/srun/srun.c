@@ -326,5 +326,5 @@ int cmd_srun(int argc, char **argv)
         rc = jobid && *jobid ? step_in(jobid, &o) : step_in_new_allocation(&o);
     }
     srun_opts_free(&o);
-    return rc;
+    return o.error_rc ? o.error_rc : rc;
 }
