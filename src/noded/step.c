@@ -185,6 +185,22 @@ static void on_beat(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the task's own process ---- */
 
+/* The job's GPUs on this node (those of the batch node are in srun's
+ * environment): SLURM_JOB_GPUS and SLURM_GPUS_ON_NODE. The count set. */
+static size_t job_gpus_env(char **v, const json_t *gpus)
+{
+    size_t n = json_array_size(gpus);
+    if (!n)
+        return 0;
+    char list[256] = "";
+    for (size_t i = 0, off = 0; i < n && off < sizeof list - 8; i++)
+        off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", i ? "," : "",
+                                (long long)json_integer_value(json_array_get(gpus, i)));
+    v[0] = xasprintf("SLURM_JOB_GPUS=%s", list);
+    v[1] = xasprintf("SLURM_GPUS_ON_NODE=%zu", n);
+    return 2;
+}
+
 static char **task_env(struct astep *st, json_t *req, const struct task *t, json_t *node)
 {
     json_t *env = json_object_get(req, "env");
@@ -222,6 +238,7 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
         v[k++] = xasprintf("PMI_JOBID=%lld.%d", (long long)st->job_id, st->step_id);
         v[k++] = xstrdup("SLURM_MPI_TYPE=pmi2");
     }
+    k += job_gpus_env(v + k, json_object_get(node, "job_gpus"));
     if (json_array_size(gpus)) {
         v[k++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", list);
         v[k++] = xasprintf("GPU_DEVICE_ORDINAL=%s", list);

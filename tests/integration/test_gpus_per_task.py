@@ -46,7 +46,8 @@ def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
     body = ("env | grep -E '^(SLURM_(GPUS_PER_TASK|CPUS_PER_GPU|MEM_PER_GPU|GPUS_ON_NODE|"
             "JOB_GPUS)|CUDA_VISIBLE_DEVICES)=' | sort\n"
             "srun -l sh -c 'echo rank=$SLURM_PROCID node=$SLURMD_NODENAME "
-            "cvd=$CUDA_VISIBLE_DEVICES step=$SLURM_STEP_GPUS gpt=$SLURM_GPUS_PER_TASK'\n"
+            "cvd=$CUDA_VISIBLE_DEVICES step=$SLURM_STEP_GPUS gpt=$SLURM_GPUS_PER_TASK "
+            "job=$SLURM_JOB_GPUS on=$SLURM_GPUS_ON_NODE'\n"
             "echo rc=$?\n"
             "scontrol show job $SLURM_JOB_ID\n")
     job, out = run_job(cluster, workdir, ["-N2", "--ntasks-per-node=2", "--gpus-per-task=1",
@@ -68,6 +69,9 @@ def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
         assert r["gpt"] == "1"
         by_node.setdefault(r["node"], set()).add(r["cvd"])
     assert len(by_node) == 2 and all(len(g) == 2 for g in by_node.values()), out
+    # each node's step sees the job's GPUs on that node, not the batch node's
+    for r in rows:
+        assert r["on"] == "2" and r["job"] == ",".join(sorted(by_node[r["node"]])), out
     # the job holds 2 GPUs on each node, and 2 CPUs for each
     assert "TRES=cpu=8,mem=400M,node=2,billing=8,gres/gpu=4" in out, out
     assert re.search(r"Power=\n\s+CpusPerTres=gres:gpu:2\n\s+MemPerTres=gres:gpu:100\n"
