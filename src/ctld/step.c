@@ -219,7 +219,6 @@ static json_t *step_json(const struct ctld *c, const struct job *j, const struct
         json_object_set_new(n, "mem_mb", json_integer((json_int_t)al->mem_mb));
         json_object_set_new(n, s->gpus_per_task ? "task_gpus" : "gpus",
                             node_gpus(s, s->gpus[i], s->tasks[i]));
-        json_object_set_new(n, "job_gpus", mask_gpus(al->gpu_mask));
         json_array_append_new(nodes, n);
     }
     char *nl = hostlist_ranged_string(hl), *tpn = step_counts_str(s->tasks, s->nnodes);

@@ -185,20 +185,17 @@ static void on_beat(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the task's own process ---- */
 
-/* The job's GPUs on this node (those of the batch node are in srun's
- * environment): SLURM_JOB_GPUS and SLURM_GPUS_ON_NODE. The count set. */
-static size_t job_gpus_env(char **v, const json_t *gpus)
+/* SLURM_GPUS_ON_NODE of a step's task, as slurmstepd sets it: the step's
+ * GPUs on this node (the batch script's value is the job's). */
+static char *gpus_on_node_env(const json_t *node)
 {
-    size_t n = json_array_size(gpus);
-    if (!n)
-        return 0;
-    char list[256] = "";
-    for (size_t i = 0, off = 0; i < n && off < sizeof list - 8; i++)
-        off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", i ? "," : "",
-                                (long long)json_integer_value(json_array_get(gpus, i)));
-    v[0] = xasprintf("SLURM_JOB_GPUS=%s", list);
-    v[1] = xasprintf("SLURM_GPUS_ON_NODE=%zu", n);
-    return 2;
+    const json_t *per = json_object_get(node, "task_gpus");
+    size_t n = 0;
+    for (size_t i = 0; per && i < json_array_size(per); i++)
+        n += json_array_size(json_array_get(per, i));
+    if (!per)
+        n = json_array_size(json_object_get(node, "gpus"));
+    return n ? xasprintf("SLURM_GPUS_ON_NODE=%zu", n) : NULL;
 }
 
 static char **task_env(struct astep *st, json_t *req, const struct task *t, json_t *node)
@@ -238,7 +235,8 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
         v[k++] = xasprintf("PMI_JOBID=%lld.%d", (long long)st->job_id, st->step_id);
         v[k++] = xstrdup("SLURM_MPI_TYPE=pmi2");
     }
-    k += job_gpus_env(v + k, json_object_get(node, "job_gpus"));
+    if ((v[k] = gpus_on_node_env(node)) != NULL)
+        k++;
     if (json_array_size(gpus)) {
         v[k++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", list);
         v[k++] = xasprintf("GPU_DEVICE_ORDINAL=%s", list);

@@ -69,9 +69,10 @@ def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
         assert r["gpt"] == "1"
         by_node.setdefault(r["node"], set()).add(r["cvd"])
     assert len(by_node) == 2 and all(len(g) == 2 for g in by_node.values()), out
-    # each node's step sees the job's GPUs on that node, not the batch node's
+    # as slurmstepd: SLURM_GPUS_ON_NODE counts the step's GPUs on the task's
+    # node; SLURM_JOB_GPUS is the batch script's, passed on by srun
     for r in rows:
-        assert r["on"] == "2" and r["job"] == ",".join(sorted(by_node[r["node"]])), out
+        assert r["on"] == "2" and r["job"] == env["SLURM_JOB_GPUS"], out
     # the job holds 2 GPUs on each node, and 2 CPUs for each
     assert "TRES=cpu=8,mem=400M,node=2,billing=8,gres/gpu=4" in out, out
     assert re.search(r"Power=\n\s+CpusPerTres=gres:gpu:2\n\s+MemPerTres=gres:gpu:100\n"
