@@ -248,7 +248,8 @@ static void usage(void)
     printf("Usage: sbatch [OPTIONS...] executable [args...]\n"
            "       sbatch [OPTIONS...] --wrap=\"command string\"\n"
            "Options as Slurm's sbatch(1): -J -p -N -n -c --ntasks-per-node --mem\n"
-           "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node -t -o -e -i -D\n"
+           "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node --gpus-per-task\n"
+           "--cpus-per-gpu --ntasks-per-gpu --gpus-per-socket --gpu-bind -t -o -e -i -D\n"
            "--export -H -w -x --exclusive --requeue --no-requeue -A -q --comment -C\n"
            "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n"
            "-b/--begin --deadline --wckey\n");
