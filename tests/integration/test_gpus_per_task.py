@@ -75,6 +75,7 @@ def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
         assert r["on"] == "2" and r["job"] == env["SLURM_JOB_GPUS"], out
     # the job holds 2 GPUs on each node, and 2 CPUs for each
     assert "TRES=cpu=8,mem=400M,node=2,billing=8,gres/gpu=4" in out, out
+    assert re.search(r"NumNodes=2 NumCPUs=8 NumTasks=4 CPUs/Task=2 ", out), out
     assert re.search(r"Power=\n\s+CpusPerTres=gres:gpu:2\n\s+MemPerTres=gres:gpu:100\n"
                      r"\s+TresPerTask=gres:gpu:1\n", out), out
 

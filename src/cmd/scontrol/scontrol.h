@@ -25,6 +25,9 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
  * lines (each after sep), and its GPUs over all its nodes. */
 void scontrol_job_tres(const json_t *j, const char *sep);
 int scontrol_job_gpus(const json_t *j);
+/* CPUs/Task: once the job started, --cpus-per-gpu x --gpus-per-task, as
+ * Slurm sets it at allocation; before, as asked. */
+int scontrol_job_cpus_per_task(const json_t *j);
 
 /* True when a matches a prefix of at least min characters of word (Slurm
  * takes unique abbreviations, case-insensitive). */

@@ -242,7 +242,7 @@ static void job_tres(const json_t *j, int cpus, uint64_t mem, int gpus)
 static void job_shape(const json_t *j)
 {
     int cpus = (int)jget_int(j, "num_cpus", 1), gpus = scontrol_job_gpus(j);
-    int cpt = (int)jget_int(j, "cpus_per_task", 1), tpn = (int)jget_int(j, "ntasks_per_node", 0);
+    int cpt = scontrol_job_cpus_per_task(j), tpn = (int)jget_int(j, "ntasks_per_node", 0);
     printf("NumNodes=%lld NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*",
            (long long)jget_int(j, "num_nodes", 1), cpus, job_tasks(j), cpt);
     nl();

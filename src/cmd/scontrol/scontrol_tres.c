@@ -3,6 +3,7 @@
  * in Slurm 22.05's order, and the job's GPU count for its TRES.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "client/cmdutil.h"
 #include "cmd/scontrol/scontrol.h"
@@ -39,4 +40,12 @@ int scontrol_job_gpus(const json_t *j)
     if (total > 0 || pn > 0)
         return (int)(total > 0 ? total : pn * nodes);
     return (int)(gpt * (ntasks ? ntasks : tpn ? tpn * nodes : nodes));
+}
+
+int scontrol_job_cpus_per_task(const json_t *j)
+{
+    int64_t cpg = jget_int(j, "cpus_per_gpu", 0), gpt = jget_int(j, "gpus_per_task", 0);
+    if (cpg > 0 && gpt > 0 && strcmp(jget_str(j, "state", "PENDING"), "PENDING") != 0)
+        return (int)(cpg * gpt);
+    return (int)jget_int(j, "cpus_per_task", 1);
 }
