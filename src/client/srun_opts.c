@@ -91,11 +91,20 @@ static int count_arg(const char *opt, const char *v, int *out)
     return 0;
 }
 
-/* "--gpus-per-task=2" or "=a100:2". */
+/* "--gpus-per-task=2", "=a100:2", or "=a100" (one, as sbatch takes it; a
+ * type no node has is refused by the controller); 0 is none, as Slurm. */
 static int gpus_arg(const char *v, int *out)
 {
-    const char *colon = strrchr(v, ':');
-    return count_arg("--gpus-per-task", colon ? colon + 1 : v, out);
+    const char *colon = strrchr(v, ':'), *n = colon ? colon + 1 : v;
+    if (!colon && *v && !strchr("0123456789", *v)) {
+        *out = 1;
+        return 0;
+    }
+    if (strcmp(n, "0") == 0) {
+        *out = 0;
+        return 0;
+    }
+    return count_arg("--gpus-per-task", n, out);
 }
 
 static int unsupported(const char *what)

@@ -150,3 +150,9 @@ def test_bad_gpu_bind_and_exclusive_options(cluster, workdir):
     assert cp.stderr.splitlines() == [
         "salloc: error: --cpus-per-gpu is mutually exclusive with --cpus-per-task",
         "salloc: error: Invalid generic resource (gres) specification"]
+    # a type alone is one GPU of it, and no node has x ones
+    cp = c.run(["srun", "-n1", "--gpus-per-task=x", "true"], check=False, cwd=workdir,
+               extra_env=alone)
+    assert cp.returncode == 1 and cp.stderr.strip() == (
+        "srun: error: Unable to allocate resources: Requested node configuration is not "
+        "available")
