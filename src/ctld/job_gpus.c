@@ -27,18 +27,18 @@ static void tasks_per_gpu(struct sched_job *r, int64_t ntpg)
 }
 
 /* --gpus-per-task: each node holds that many for each of its tasks. With
- * -n over several nodes and no per-node count, the total is spread as the
- * tasks are (evenly). */
+ * -n over several nodes, the core gives the first nodes one task more
+ * (ntasks % nodes of them): every node holds enough for the most tasks one
+ * gets, or a step's tasks on the fuller nodes would find too few. */
 static void gpus_per_task(struct sched_job *r, int64_t gpt)
 {
+    int64_t nodes = r->min_nodes > 0 ? r->min_nodes : 1;
     if (r->gpus || r->gpus_per_node)
         return;
     if (r->ntasks_per_node)
         r->gpus_per_node = (int)(gpt * r->ntasks_per_node);
-    else if (r->ntasks && r->min_nodes <= 1)
-        r->gpus_per_node = (int)(gpt * r->ntasks);
     else if (r->ntasks)
-        r->gpus = (int)(gpt * r->ntasks);
+        r->gpus_per_node = (int)(gpt * ((r->ntasks + nodes - 1) / nodes));
     else
         r->gpus_per_node = (int)gpt;   /* one task per node */
 }

@@ -156,3 +156,18 @@ def test_bad_gpu_bind_and_exclusive_options(cluster, workdir):
     assert cp.returncode == 1 and cp.stderr.strip() == (
         "srun: error: Unable to allocate resources: Requested node configuration is not "
         "available")
+
+
+def test_uneven_tasks_each_get_their_gpus(cluster, workdir):
+    # -N2 -n3: the first node runs two tasks, each with two GPUs of its own
+    cp = cluster.run(["srun", "-N2", "-n3", "--gpus-per-task=2", "-l", "sh", "-c",
+                      "echo rank=$SLURM_PROCID node=$SLURMD_NODENAME cvd=$CUDA_VISIBLE_DEVICES"],
+                     cwd=workdir, extra_env={"SLURM_JOB_ID": ""})
+    rows = rows_of(cp.stdout)
+    assert len(rows) == 3, cp.stdout + cp.stderr
+    by_node = {}
+    for r in rows:
+        assert re.fullmatch(r"\d,\d", r["cvd"]), cp.stdout
+        by_node.setdefault(r["node"], []).extend(r["cvd"].split(","))
+    assert sorted(len(g) for g in by_node.values()) == [2, 4], cp.stdout
+    assert all(len(set(g)) == len(g) for g in by_node.values()), cp.stdout

@@ -63,10 +63,13 @@ static void test_gpus_from_tasks(void **state)
     /* -n3 on one node, 2 each */
     r = shape("{\"gpus_per_task\": 2}", (struct sched_job){ .min_nodes = 1, .ntasks = 3 });
     assert_int_equal(r.gpus_per_node, 6);
-    /* -N2 -n4: over the job, spread as the tasks */
+    /* -N2 -n4: two tasks a node */
     r = shape("{\"gpus_per_task\": 1}", (struct sched_job){ .min_nodes = 2, .ntasks = 4 });
-    assert_int_equal(r.gpus, 4);
-    assert_int_equal(r.gpus_per_node, 0);
+    assert_int_equal(r.gpus_per_node, 2);
+    assert_int_equal(r.gpus, 0);
+    /* -N2 -n3 --gpus-per-task=2: the node with two tasks needs 4 */
+    r = shape("{\"gpus_per_task\": 2}", (struct sched_job){ .min_nodes = 2, .ntasks = 3 });
+    assert_int_equal(r.gpus_per_node, 4);
     /* -N2 alone: one task per node */
     r = shape("{\"gpus_per_task\": 1}", (struct sched_job){ .min_nodes = 2 });
     assert_int_equal(r.gpus_per_node, 1);
