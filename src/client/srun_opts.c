@@ -156,6 +156,7 @@ static int gpu_bind_arg(const char *v, struct srun_opts *o)
         cmd_error(prog_name, "Invalid --gpu-bind argument: gpu:%s", v);
         return -1;
     }
+    o->gpu_bind = v;
     o->gpu_bind_none = strncasecmp(v, "none", 4) == 0;
     return 0;
 }

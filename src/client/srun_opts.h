@@ -17,6 +17,7 @@ struct srun_opts {
     int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
     bool label, unbuffered, kill_on_bad_exit, quiet, pty, overlap;
     bool gpu_bind_none;        /* --gpu-bind=none: each task sees every GPU of the step */
+    const char *gpu_bind;      /* --gpu-bind as given (checked), NULL none */
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
     int alloc_argc;

@@ -171,3 +171,26 @@ def test_uneven_tasks_each_get_their_gpus(cluster, workdir):
         by_node.setdefault(r["node"], []).extend(r["cvd"].split(","))
     assert sorted(len(g) for g in by_node.values()) == [2, 4], cp.stdout
     assert all(len(set(g)) == len(g) for g in by_node.values()), cp.stdout
+
+
+def test_srun_gpu_bind_map_mask_single(cluster, workdir):
+    # the step's GPUs on the node are the job's two; the forms pick among
+    # them as slurmstepd does, and say so when a request names none
+    task = "sh -c 'echo rank=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES'"
+    body = (f"echo job=$SLURM_JOB_GPUS\n"
+            f"srun -n4 --gpu-bind=single:2 {task}\necho --\n"
+            f"srun -n2 --gpu-bind=map_gpu:9,$(echo $SLURM_JOB_GPUS | cut -d, -f2) {task}\n"
+            f"echo --\nsrun -n1 --gpu-bind=mask_gpu:0xff {task}\n")
+    job, out = run_job(cluster, workdir, ["-N1", "-n4", "--gpus-per-node=2"], body)
+    first, second = re.search(r"job=(\d),(\d)", out).groups()
+    single, mapped, masked = out.split("--\n")
+    rows = {r["rank"]: r["cvd"] for r in rows_of(
+        "\n".join("0: " + l for l in single.splitlines() if l.startswith("rank=")))}
+    assert rows == {"0": first, "1": first, "2": second, "3": second}, out
+    rows = {r["rank"]: r["cvd"] for r in rows_of(
+        "\n".join("0: " + l for l in mapped.splitlines() if l.startswith("rank=")))}
+    assert rows == {"0": first, "1": second}, out
+    assert ("slurmstepd-node1: error: Bind request gpu:map_gpu:9,%s does not specify any "
+            "devices within the allocation for task 0. Binding to the first device in the "
+            "allocation instead." % second) in mapped.replace("node2", "node1"), out
+    assert f"rank=0 cvd={first},{second}" in masked, out

@@ -5,11 +5,13 @@
 #include <stddef.h>
 #include <setjmp.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "client/gpu_bind.h"
 #include "ctld/ctld.h"
+#include "noded/gpubind.h"
 
 static void test_taken(void **state)
 {
@@ -102,6 +104,46 @@ static void test_cpus_and_tasks_per_gpu(void **state)
     assert_int_equal(r.cpus_per_task, 1);
 }
 
+/* The task's GPUs as one string, "2,3", with "!" after when outside. */
+static const char *bound(const char *bind, const int *gpus, size_t n, int localid)
+{
+    static char buf[64];
+    int out[8];
+    bool outside;
+    size_t k = gpubind_task(bind, gpus, n, localid, out, &outside);
+    size_t off = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < k; i++)
+        off += (size_t)snprintf(buf + off, sizeof buf - off, "%s%d", i ? "," : "", out[i]);
+    if (outside)
+        snprintf(buf + off, sizeof buf - off, "!");
+    return buf;
+}
+
+static void test_task_binding(void **state)
+{
+    (void)state;
+    const int g[] = { 2, 3, 5 };
+    /* what Slurm did on a node whose step held GPUs 2 and 3 */
+    assert_string_equal(bound("map_gpu:3,1", g, 2, 0), "3");
+    assert_string_equal(bound("map_gpu:3,1", g, 2, 1), "2!");
+    assert_string_equal(bound("mask_gpu:0x3,0x4", g, 2, 0), "2!");
+    assert_string_equal(bound("mask_gpu:0x3,0x4", g, 2, 1), "2");
+    assert_string_equal(bound("mask_gpu:0x3,0x4", g, 2, 2), "2!");
+    assert_string_equal(bound("single:2", g, 2, 0), "2");
+    assert_string_equal(bound("single:2", g, 2, 1), "2");
+    assert_string_equal(bound("single:2", g, 2, 2), "3");
+    assert_string_equal(bound("single:2", g, 2, 3), "3");
+    /* repeats, a mask of several, verbose, and the forms that choose nothing */
+    assert_string_equal(bound("map_gpu:5*2,2", g, 3, 1), "5");
+    assert_string_equal(bound("map_gpu:5*2,2", g, 3, 2), "2");
+    assert_string_equal(bound("map_gpu:5*2,2", g, 3, 3), "5");
+    assert_string_equal(bound("verbose,mask_gpu:0x2c", g, 3, 0), "2,3,5");
+    assert_string_equal(bound("closest", g, 3, 0), "");
+    assert_string_equal(bound("none", g, 3, 0), "");
+    assert_string_equal(bound("map_gpu:3", g, 0, 0), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -109,6 +151,7 @@ int main(void)
         cmocka_unit_test(test_refused),
         cmocka_unit_test(test_gpus_from_tasks),
         cmocka_unit_test(test_cpus_and_tasks_per_gpu),
+        cmocka_unit_test(test_task_binding),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

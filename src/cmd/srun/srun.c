@@ -148,6 +148,8 @@ static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
                           in >= 0 ? json_integer(in) : json_string(in == -1 ? "all" : "none"));
     if (s->o->pty)
         json_object_set_new(b, "pty", terminal_size());
+    if (s->o->gpu_bind)
+        json_object_set_new(b, "gpu_bind", json_string(s->o->gpu_bind));
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_rawstr(*a));
     s->open++;
