@@ -164,16 +164,31 @@ static void setenv_int(const char *k, int64_t v)
     setenv(k, buf, 1);
 }
 
-/* What the allocation asked per task and per GPU: srun inside takes it. */
-static void alloc_setenv_gpus(const json_t *job)
+/* "[TYPE:]N" of a GPU count the allocation asked, when it did. */
+static void setenv_gpus(const json_t *job, const char *env, const char *key)
 {
-    int64_t gpt = jget_int(job, "gpus_per_task", 0);
+    int64_t n = jget_int(job, key, 0);
     const char *type = jget_str(job, "gpu_type", "");
     char buf[160];
-    if (gpt > 0) {
-        snprintf(buf, sizeof buf, "%s%s%lld", type, *type ? ":" : "", (long long)gpt);
-        setenv("SLURM_GPUS_PER_TASK", buf, 1);
+    if (n > 0) {
+        snprintf(buf, sizeof buf, "%s%s%lld", type, *type ? ":" : "", (long long)n);
+        setenv(env, buf, 1);
     }
+}
+
+/* What the allocation asked of GPUs, as Slurm's salloc sets it: srun inside
+ * takes --gpus-per-task and --gpu-bind from it. */
+static void alloc_setenv_gpus(const json_t *job)
+{
+    setenv_gpus(job, "SLURM_GPUS", "gpus");
+    if (!jget_bool(job, "gpus_per_node_gres", false))
+        setenv_gpus(job, "SLURM_GPUS_PER_NODE", "gpus_per_node");
+    setenv_gpus(job, "SLURM_GPUS_PER_SOCKET", "gpus_per_socket");
+    setenv_gpus(job, "SLURM_GPUS_PER_TASK", "gpus_per_task");
+    if (jget_int(job, "ntasks_per_gpu", 0) > 0)
+        setenv_int("SLURM_NTASKS_PER_GPU", jget_int(job, "ntasks_per_gpu", 0));
+    if (*jget_str(job, "gpu_bind", ""))
+        setenv("SLURM_GPU_BIND", jget_str(job, "gpu_bind", ""), 1);
     if (jget_int(job, "cpus_per_gpu", 0) > 0)
         setenv_int("SLURM_CPUS_PER_GPU", jget_int(job, "cpus_per_gpu", 0));
     if (jget_int(job, "mem_per_gpu_mb", 0) > 0)

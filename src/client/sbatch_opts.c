@@ -216,6 +216,8 @@ static int set_gpus(struct sbatch_opts *o, const struct opt_def *d, const char *
     if (parse_gpu_spec(arg, false, &type, &n) < 0)
         return fail(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int64_t) = n;
+    if (d->off == F(gpus_per_node))
+        o->gpus_per_node_gres = 0;
     store_gpu_type(o, type);
     return 0;
 }
@@ -268,6 +270,7 @@ static int set_gres(struct sbatch_opts *o, const struct opt_def *d, const char *
         return fail(err, errlen, "Invalid generic resource (gres) specification");
     }
     o->gpus_per_node = total;
+    o->gpus_per_node_gres = 1;
     store_gpu_type(o, type);
     return 0;
 }
@@ -681,6 +684,11 @@ static int gpu_opts_check(const struct sbatch_opts *o, char *err, size_t errlen)
                  "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
         return -1;
     }
+    if (o->gpus_per_socket != SBATCH_UNSET && o->ntasks_per_gpu != SBATCH_UNSET) {
+        snprintf(err, errlen, "sbatch: fatal: --gpus-per-socket is mutually exclusive with "
+                 "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+        return -1;
+    }
     if (o->cpus_per_gpu != SBATCH_UNSET && o->cpus_per_task != SBATCH_UNSET)
         return fail(err, errlen, "--cpus-per-gpu is mutually exclusive with --cpus-per-task%s",
                     gres);
@@ -860,6 +868,7 @@ static void spec_resources(json_t *j, const struct sbatch_opts *o)
     json_set_num(j, "cpus_per_gpu", o->cpus_per_gpu);
     json_set_num(j, "ntasks_per_gpu", o->ntasks_per_gpu);
     json_set_str(j, "gpu_bind", o->gpu_bind);
+    json_set_true(j, "gpus_per_node_gres", o->gpus_per_node_gres && o->gpus_per_node != SBATCH_UNSET);
     if (o->time_set)
         json_object_set_new(j, "time_limit", json_integer(o->time_limit));
     json_set_str(j, "req_nodes", o->nodelist);

@@ -52,6 +52,7 @@ struct sbatch_opts {
     int64_t gpus_per_socket, sockets_per_node;   /* taken; sockets are not modelled */
     char *gpu_type;
     char *gpu_bind;                 /* checked (gpu_bind.h), passed on to the steps */
+    int gpus_per_node_gres;         /* the per-node count came from --gres (no SLURM_GPUS_PER_NODE) */
     int64_t time_limit;             /* minutes, -1 UNLIMITED */
     int time_set;
 

@@ -261,7 +261,15 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
         li = -1;
     }
     o->argv = argv + optind;
-    /* inside a job, a step takes the job's --gpus-per-task unless given its own */
+    /* inside a job, a step takes the job's --gpu-bind and --gpus-per-task
+     * unless given its own */
+    const char *bind = getenv("SLURM_GPU_BIND");
+    char why[256];
+    if (!o->gpu_bind && bind && *bind && strcmp(prog, "srun") == 0 &&
+        gpu_bind_valid(bind, why, sizeof why)) {
+        o->gpu_bind = bind;
+        o->gpu_bind_none = strncasecmp(bind, "none", 4) == 0;
+    }
     const char *gpt = getenv("SLURM_GPUS_PER_TASK");
     if (!o->gpus_per_task && gpt && *gpt && strcmp(prog, "srun") == 0 && !o->gpu_bind_none)
         gpus_arg(gpt, &o->gpus_per_task);

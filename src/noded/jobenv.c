@@ -72,14 +72,28 @@ static void set_gpus(struct envb *e, const struct job_spec *js)
     free(list);
 }
 
-/* What the job asked per task and per GPU, as Slurm passes it on. */
+/* "[TYPE:]N" of a GPU count the job asked, when it did. */
+static void set_gpu_count(struct envb *e, const char *key, const char *type, int64_t n)
+{
+    if (n && *type)
+        envb_put(e, xasprintf("%s=%s:%" PRId64, key, type, n));
+    else if (n)
+        envb_seti(e, key, n);
+}
+
+/* What the job asked of GPUs (--gpus, --gpus-per-*, per GPU, --gpu-bind),
+ * as Slurm passes it on to the script and, through srun, to the steps. */
 static void set_gpu_request(struct envb *e, const struct job_spec *js)
 {
-    if (js->gpus_per_task && js->gpu_type[0])
-        envb_put(e, xasprintf("SLURM_GPUS_PER_TASK=%s:%" PRId64, js->gpu_type,
-                              js->gpus_per_task));
-    else if (js->gpus_per_task)
-        envb_seti(e, "SLURM_GPUS_PER_TASK", js->gpus_per_task);
+    set_gpu_count(e, "SLURM_GPUS", js->gpu_type, js->gpus_total);
+    if (!js->gpus_per_node_gres)
+        set_gpu_count(e, "SLURM_GPUS_PER_NODE", js->gpu_type, js->gpus_per_node);
+    set_gpu_count(e, "SLURM_GPUS_PER_SOCKET", js->gpu_type, js->gpus_per_socket);
+    set_gpu_count(e, "SLURM_GPUS_PER_TASK", js->gpu_type, js->gpus_per_task);
+    if (js->ntasks_per_gpu)
+        envb_seti(e, "SLURM_NTASKS_PER_GPU", js->ntasks_per_gpu);
+    if (js->gpu_bind[0])
+        envb_set(e, "SLURM_GPU_BIND", js->gpu_bind);
     if (js->cpus_per_gpu)
         envb_seti(e, "SLURM_CPUS_PER_GPU", js->cpus_per_gpu);
     if (js->mem_per_gpu_mb)

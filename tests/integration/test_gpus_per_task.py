@@ -194,3 +194,15 @@ def test_srun_gpu_bind_map_mask_single(cluster, workdir):
             "devices within the allocation for task 0. Binding to the first device in the "
             "allocation instead." % second) in mapped.replace("node2", "node1"), out
     assert f"rank=0 cvd={first},{second}" in masked, out
+
+
+def test_steps_take_the_jobs_gpu_bind(cluster, workdir):
+    # as Slurm: the job's --gpu-bind reaches the script as SLURM_GPU_BIND,
+    # and srun inside binds by it unless told otherwise
+    body = ("echo bind=$SLURM_GPU_BIND gpus=$SLURM_GPUS_PER_NODE job=$SLURM_JOB_GPUS\n"
+            "srun -l sh -c 'echo rank=$SLURM_PROCID cvd=$CUDA_VISIBLE_DEVICES'\n")
+    job, out = run_job(cluster, workdir, ["-N1", "-n4", "--gpus-per-node=2",
+                                          "--gpu-bind=single:2"], body)
+    first, second = re.search(r"bind=single:2 gpus=2 job=(\d),(\d)", out).groups()
+    rows = {r["rank"]: r["cvd"] for r in rows_of(out)}
+    assert rows == {"0": first, "1": first, "2": second, "3": second}, out

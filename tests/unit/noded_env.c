@@ -119,7 +119,26 @@ static void test_env_gpus_per_task(void **state)
     assert_string_equal(env_get(env, "SLURM_GPUS_ON_NODE"), "2");
     jobenv_free(env);
     job_spec_destroy(js);
-    /* asked per node: none of the per-task ones */
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                   " \"node_name\": \"n1\", \"gpus\": 2, \"gpus_per_node\": 2,"
+                   " \"gpus_per_socket\": 1, \"ntasks_per_gpu\": 3, \"gpu_bind\": \"single:2\"}");
+    env = jobenv_build(js, NULL, 1);
+    assert_string_equal(env_get(env, "SLURM_GPUS"), "2");
+    assert_string_equal(env_get(env, "SLURM_GPUS_PER_NODE"), "2");
+    assert_string_equal(env_get(env, "SLURM_GPUS_PER_SOCKET"), "1");
+    assert_string_equal(env_get(env, "SLURM_NTASKS_PER_GPU"), "3");
+    assert_string_equal(env_get(env, "SLURM_GPU_BIND"), "single:2");
+    jobenv_free(env);
+    job_spec_destroy(js);
+    /* --gres=gpu:2 (job_json's node GPUs come from such a count): no per-node
+     * variable, and none of the per-task ones */
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                   " \"node_name\": \"n1\", \"gpus_per_node\": 2, \"gpus_per_node_gres\": true}");
+    env = jobenv_build(js, NULL, 1);
+    assert_null(env_get(env, "SLURM_GPUS_PER_NODE"));
+    assert_null(env_get(env, "SLURM_GPU_BIND"));
+    jobenv_free(env);
+    job_spec_destroy(js);
     js = spec_from(job_json);
     env = jobenv_build(js, NULL, 1);
     assert_null(env_get(env, "SLURM_GPUS_PER_TASK"));

@@ -292,6 +292,18 @@ static void test_gpus_per_task(void **state)
     ONE(&o, "--gpus-per-socket=1");
     assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
     sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-socket=1", "--ntasks-per-gpu=1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: fatal: --gpus-per-socket is mutually exclusive with "
+                             "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+    sbatch_opts_free(&o);
+    /* SLURM_GPUS_PER_NODE is --gpus-per-node's, not --gres's: the last one says */
+    ONE(&o, "--gpus-per-node=2", "--gres=gpu:1");
+    assert_int_equal(o.gpus_per_node_gres, 1);
+    sbatch_opts_free(&o);
+    ONE(&o, "--gres=gpu:1", "--gpus-per-node=2");
+    assert_int_equal(o.gpus_per_node_gres, 0);
+    sbatch_opts_free(&o);
     ONE(&o, "--gpus-per-socket=1", "--sockets-per-node=1");
     assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
     sbatch_opts_free(&o);
