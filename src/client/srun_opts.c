@@ -20,7 +20,7 @@
 static const char *prog_name = "srun";
 
 enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP,
-       OPT_GPU_BIND };
+       OPT_GPU_BIND, OPT_CPG };
 
 /* What srun takes and does not act on: binding and step resources within
  * the allocation, which every step shares (docs/srun.md). */
@@ -46,7 +46,7 @@ static const struct option srun_options[] = {
     {"cpu-bind", required_argument, NULL, OPT_IGNORED},
     {"cpu_bind", required_argument, NULL, OPT_IGNORED},
     {"gpu-bind", required_argument, NULL, OPT_GPU_BIND},
-    {"cpus-per-gpu", required_argument, NULL, OPT_IGNORED},
+    {"cpus-per-gpu", required_argument, NULL, OPT_CPG},
     {"gpus-per-socket", required_argument, NULL, OPT_IGNORED},
     {"sockets-per-node", required_argument, NULL, OPT_IGNORED},
     {"ntasks-per-gpu", required_argument, NULL, OPT_IGNORED},
@@ -170,6 +170,7 @@ static int srun_opt(int c, struct srun_opts *o)
     case 'c': return count_arg("--cpus-per-task", optarg, &o->cpus_per_task);
     case OPT_GPT: return gpus_arg(optarg, &o->gpus_per_task);
     case OPT_GPU_BIND: return gpu_bind_arg(optarg, o);
+    case OPT_CPG: return count_arg("--cpus-per-gpu", optarg, &o->cpus_per_gpu);
     case 'w': o->nodelist = optarg; return 0;
     case 'J': o->name = optarg; return 0;
     case 'D': o->chdir = optarg; return 0;

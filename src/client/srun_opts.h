@@ -10,6 +10,7 @@
 
 struct srun_opts {
     int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
+    int cpus_per_gpu;          /* --cpus-per-gpu, else the job's SLURM_CPUS_PER_GPU (srun) */
     const char *nodelist, *name, *chdir, *jobid;
     const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
     const char *output, *error, *input;   /* -o, -e, -i FILE patterns (srun_files.c) */

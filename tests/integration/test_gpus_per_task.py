@@ -76,6 +76,9 @@ def test_each_task_of_two_nodes_sees_its_own_gpu(cluster, workdir):
     # the job holds 2 GPUs on each node, and 2 CPUs for each
     assert "TRES=cpu=8,mem=400M,node=2,billing=8,gres/gpu=4" in out, out
     assert re.search(r"NumNodes=2 NumCPUs=8 NumTasks=4 CPUs/Task=2 ", out), out
+    # the step's tasks take --cpus-per-gpu x --gpus-per-task CPUs each, as Slurm's srun
+    acct = cluster.run(["sacct", "-j", str(job), "-n", "-P", "-o", "JobID,AllocCPUS"]).stdout
+    assert f"{job}.0|8" in acct.split(), acct
     assert re.search(r"Power=\n\s+CpusPerTres=gres:gpu:2\n\s+MemPerTres=gres:gpu:100\n"
                      r"\s+TresPerTask=gres:gpu:1\n", out), out
 

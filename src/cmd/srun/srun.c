@@ -52,6 +52,9 @@ static json_t *step_request(const struct srun_opts *o)
     if (per_node)
         json_object_set_new(b, "ntasks_per_node", json_integer(per_node));
     int cpt = o->cpus_per_task ? o->cpus_per_task : env_int("SLURM_CPUS_PER_TASK");
+    int cpg = o->cpus_per_gpu ? o->cpus_per_gpu : env_int("SLURM_CPUS_PER_GPU");
+    if (!cpt && cpg && o->gpus_per_task && !o->gpu_bind_none)   /* as Slurm's srun */
+        cpt = cpg * o->gpus_per_task;
     if (cpt)
         json_object_set_new(b, "cpus_per_task", json_integer(cpt));
     if (o->gpus_per_task && !o->gpu_bind_none)
