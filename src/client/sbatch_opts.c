@@ -692,10 +692,25 @@ static int gpu_opts_check(const struct sbatch_opts *o, char *err, size_t errlen)
     if (o->cpus_per_gpu != SBATCH_UNSET && o->cpus_per_task != SBATCH_UNSET)
         return fail(err, errlen, "--cpus-per-gpu is mutually exclusive with --cpus-per-task%s",
                     gres);
+    if (o->gpus_per_task != SBATCH_UNSET && o->gpus == SBATCH_UNSET && o->ntasks == SBATCH_UNSET &&
+        o->nodes == SBATCH_UNSET && o->ntasks_per_node == SBATCH_UNSET)
+        return fail(err, errlen, "Failed to validate job spec. --gpus-per-task used without "
+                    "either --gpus or -n/--ntasks is not allowed.%s", gres);
     if (o->gpus_per_socket != SBATCH_UNSET && o->sockets_per_node == SBATCH_UNSET)
         return fail(err, errlen, "--gpus-per-socket option requires --sockets-per-node "
                     "specification%s", gres);
     return 0;
+}
+
+/* Memory per GPU needs GPUs (once the memory options are settled). */
+static int gpu_mem_check(const struct sbatch_opts *o, char *err, size_t errlen)
+{
+    if (o->mem_mb[SBATCH_MEM_GPU] == SBATCH_UNSET || o->gpus > 0 || o->gpus_per_node > 0 ||
+        o->gpus_per_task > 0 || o->gpus_per_socket > 0)
+        return 0;
+    return fail(err, errlen, "Requested mem_per_tres=gres:gpu:%lld but did not request any "
+                "GPU.\nsbatch: error: Invalid generic resource (gres) specification",
+                (long long)o->mem_mb[SBATCH_MEM_GPU]);
 }
 
 /*
@@ -726,7 +741,7 @@ int sbatch_opts_finish(struct sbatch_opts *o, char *err, size_t errlen)
             break;
         }
     }
-    return 0;
+    return gpu_mem_check(o, err, errlen);
 }
 
 int sbatch_script_check(const char *script, size_t len, char *err, size_t errlen)

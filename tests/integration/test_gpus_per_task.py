@@ -209,3 +209,18 @@ def test_steps_take_the_jobs_gpu_bind(cluster, workdir):
     first, second = re.search(r"bind=single:2 gpus=2 job=(\d),(\d)", out).groups()
     rows = {r["rank"]: r["cvd"] for r in rows_of(out)}
     assert rows == {"0": first, "1": first, "2": second, "3": second}, out
+
+
+def test_per_task_needs_tasks_and_per_gpu_needs_gpus(cluster, workdir):
+    alone = {"SLURM_JOB_ID": ""}
+    for prog in ("srun", "salloc"):
+        cp = cluster.run([prog, "--gpus-per-task=1", "true"], check=False, cwd=workdir,
+                         extra_env=alone)
+        assert cp.returncode == 1 and cp.stderr.splitlines() == [
+            f"{prog}: error: Failed to validate job spec. --gpus-per-task used without either "
+            "--gpus or -n/--ntasks is not allowed.",
+            f"{prog}: error: Invalid generic resource (gres) specification"], cp.stderr
+    cp = cluster.run(["sbatch", "--mem-per-gpu=10", "--wrap", "true"], check=False, cwd=workdir)
+    assert cp.returncode == 1 and cp.stderr.splitlines() == [
+        "sbatch: error: Requested mem_per_tres=gres:gpu:10 but did not request any GPU.",
+        "sbatch: error: Invalid generic resource (gres) specification"], cp.stderr

@@ -270,7 +270,7 @@ static void test_gpus_per_task(void **state)
     struct sbatch_opts o;
     (void)state;
 
-    ONE(&o, "--gpus-per-task=a100:2", "--cpus-per-gpu=3", "--gpu-bind=closest");
+    ONE(&o, "-n2", "--gpus-per-task=a100:2", "--cpus-per-gpu=3", "--gpu-bind=closest");
     assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
     assert_int_equal(o.gpus_per_task, 2);
     assert_int_equal(o.cpus_per_gpu, 3);
@@ -278,6 +278,25 @@ static void test_gpus_per_task(void **state)
     assert_string_equal(o.gpu_bind, "closest");
     sbatch_opts_free(&o);
 
+    /* as Slurm: per task needs tasks (or nodes, or --gpus); per GPU needs GPUs */
+    ONE(&o, "--gpus-per-task=1", "-c2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: error: Failed to validate job spec. --gpus-per-task used "
+                             "without either --gpus or -n/--ntasks is not allowed.\nsbatch: "
+                             "error: Invalid generic resource (gres) specification");
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-task=1", "-N2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    sbatch_opts_free(&o);
+    ONE(&o, "--mem-per-gpu=10");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: error: Requested mem_per_tres=gres:gpu:10 but did not "
+                             "request any GPU.\nsbatch: error: Invalid generic resource (gres) "
+                             "specification");
+    sbatch_opts_free(&o);
+    ONE(&o, "--mem-per-gpu=10", "--gres=gpu:1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    sbatch_opts_free(&o);
     ONE(&o, "--gpus-per-task=1", "--ntasks-per-gpu=2");
     assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
     assert_string_equal(err, "sbatch: fatal: --gpus-per-task is mutually exclusive with "
