@@ -240,6 +240,23 @@ static void keep_for_alloc(struct srun_opts *o, int c, int li)
         }
 }
 
+/* Inside a job (srun only), a step takes the job's --gpu-bind and
+ * --gpus-per-task unless given its own, as Slurm's srun reads them. */
+static void inherit_job_gpus(const char *prog, struct srun_opts *o)
+{
+    const char *job = o->jobid ? o->jobid : getenv("SLURM_JOB_ID");
+    const char *bind = getenv("SLURM_GPU_BIND"), *gpt = getenv("SLURM_GPUS_PER_TASK");
+    char why[256];
+    if (strcmp(prog, "srun") != 0 || !job || !*job)
+        return;
+    if (!o->gpu_bind && bind && *bind && gpu_bind_valid(bind, why, sizeof why)) {
+        o->gpu_bind = bind;
+        o->gpu_bind_none = strncasecmp(bind, "none", 4) == 0;
+    }
+    if (!o->gpus_per_task && gpt && *gpt && !o->gpu_bind_none)
+        gpus_arg(gpt, &o->gpus_per_task);
+}
+
 int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
 {
     int c, li = -1;
@@ -262,18 +279,7 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
         li = -1;
     }
     o->argv = argv + optind;
-    /* inside a job, a step takes the job's --gpu-bind and --gpus-per-task
-     * unless given its own */
-    const char *bind = getenv("SLURM_GPU_BIND");
-    char why[256];
-    if (!o->gpu_bind && bind && *bind && strcmp(prog, "srun") == 0 &&
-        gpu_bind_valid(bind, why, sizeof why)) {
-        o->gpu_bind = bind;
-        o->gpu_bind_none = strncasecmp(bind, "none", 4) == 0;
-    }
-    const char *gpt = getenv("SLURM_GPUS_PER_TASK");
-    if (!o->gpus_per_task && gpt && *gpt && strcmp(prog, "srun") == 0 && !o->gpu_bind_none)
-        gpus_arg(gpt, &o->gpus_per_task);
+    inherit_job_gpus(prog, o);
     return 0;
 }
 
