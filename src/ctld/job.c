@@ -645,7 +645,9 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     if (j->state == JOB_PENDING) {
         const struct sched_job *r = &j->req;
         int tasks = r->ntasks ? r->ntasks : (r->ntasks_per_node ? r->ntasks_per_node : 1) * r->min_nodes;
-        cpus = tasks * r->cpus_per_task;
+        /* as asked: Slurm counts --cpus-per-gpu's CPUs only once they are allocated */
+        json_t *cpt = json_object_get(o, "cpus_per_task");
+        cpus = tasks * (json_is_integer(cpt) ? (int)json_integer_value(cpt) : 1);
     }
     json_t *fields = json_pack(
         "{s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:i, s:i, s:o, s:i,"

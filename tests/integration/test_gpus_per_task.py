@@ -113,14 +113,17 @@ def test_typed_form(typed, workdir):
     assert re.search(r"Power=\n\s+TresBind=gpu:closest\n\s+TresPerTask=gres:gpu:a100:1\n",
                      out), out
     assert "gres/gpu=2" in out, out
-    held = c.sbatch(["-H", "-n2", "--gpus-per-task=a100:1", "--cpus-per-gpu=1",
+    held = c.sbatch(["-H", "-n2", "--gpus-per-task=a100:1", "--cpus-per-gpu=2",
                      "--mem-per-gpu=10", "--gpu-bind=none", "--wrap", "true"], cwd=workdir)
     try:
         cols = c.run(["squeue", "-j", str(held), "-h", "-O",
                       "tres-per-task,tres-per-job,tres-per-node,tres-bind,cpus-per-tres,"
                       "mem-per-tres"]).stdout.split()
-        assert cols == ["gres:gpu:a100:1", "N/A", "N/A", "gpu:none", "gres:gpu:1",
+        assert cols == ["gres:gpu:a100:1", "N/A", "N/A", "gpu:none", "gres:gpu:2",
                         "gres:gpu:10"], cols
+        # pending, Slurm counts the tasks' CPUs as asked, not --cpus-per-gpu's yet
+        show = c.run(["scontrol", "show", "job", str(held)]).stdout
+        assert "NumCPUs=2 NumTasks=2 CPUs/Task=1 " in show, show
     finally:
         c.run(["scancel", str(held)])
     cp = c.run(["sbatch", "-n1", "--gpus-per-task=h100:1", "--wrap", "true"], check=False,
