@@ -16,11 +16,16 @@
 #include "client/cmdutil.h"
 #include "client/sbatch_opts.h"
 
-/* sbatch's parser speaks as sbatch; srun and salloc say it as themselves. */
+/* sbatch's parser speaks as sbatch; srun and salloc say it, line by line,
+ * as themselves. */
 static void print_as(const char *prog, const char *err)
 {
-    const char *p = strncmp(err, "sbatch:", 7) == 0 ? err + 7 : err;
-    fprintf(stderr, "%s:%s%s", prog, p, p[strlen(p) - 1] == '\n' ? "" : "\n");
+    while (*err) {
+        size_t len = strcspn(err, "\n");
+        const char *p = strncmp(err, "sbatch:", 7) == 0 ? err + 7 : err;
+        fprintf(stderr, "%s:%.*s\n", prog, (int)(len - (size_t)(p - err)), p);
+        err += len + (err[len] == '\n');
+    }
 }
 
 static json_t *alloc_spec(const char *prog, int argc, char **argv, const char *name)
@@ -159,6 +164,37 @@ static void setenv_int(const char *k, int64_t v)
     setenv(k, buf, 1);
 }
 
+/* "[TYPE:]N" of a GPU count the allocation asked, when it did. */
+static void setenv_gpus(const json_t *job, const char *env, const char *key)
+{
+    int64_t n = jget_int(job, key, 0);
+    const char *type = jget_str(job, "gpu_type", "");
+    char buf[160];
+    if (n > 0) {
+        snprintf(buf, sizeof buf, "%s%s%lld", type, *type ? ":" : "", (long long)n);
+        setenv(env, buf, 1);
+    }
+}
+
+/* What the allocation asked of GPUs, as Slurm's salloc sets it: srun inside
+ * takes --gpus-per-task and --gpu-bind from it. */
+static void alloc_setenv_gpus(const json_t *job)
+{
+    setenv_gpus(job, "SLURM_GPUS", "gpus");
+    if (!jget_bool(job, "gpus_per_node_gres", false))
+        setenv_gpus(job, "SLURM_GPUS_PER_NODE", "gpus_per_node");
+    setenv_gpus(job, "SLURM_GPUS_PER_SOCKET", "gpus_per_socket");
+    setenv_gpus(job, "SLURM_GPUS_PER_TASK", "gpus_per_task");
+    if (jget_int(job, "ntasks_per_gpu", 0) > 0)
+        setenv_int("SLURM_NTASKS_PER_GPU", jget_int(job, "ntasks_per_gpu", 0));
+    if (*jget_str(job, "gpu_bind", ""))
+        setenv("SLURM_GPU_BIND", jget_str(job, "gpu_bind", ""), 1);
+    if (jget_int(job, "cpus_per_gpu", 0) > 0)
+        setenv_int("SLURM_CPUS_PER_GPU", jget_int(job, "cpus_per_gpu", 0));
+    if (jget_int(job, "mem_per_gpu_mb", 0) > 0)
+        setenv_int("SLURM_MEM_PER_GPU", jget_int(job, "mem_per_gpu_mb", 0));
+}
+
 void alloc_setenv(const json_t *job)
 {
     char id[32];
@@ -180,6 +216,7 @@ void alloc_setenv(const json_t *job)
         setenv_int("SLURM_NTASKS_PER_NODE", per);
     if (jget_bool(job, "cpus_per_task_set", false))
         setenv_int("SLURM_CPUS_PER_TASK", jget_int(job, "cpus_per_task", 1));
+    alloc_setenv_gpus(job);
 }
 
 void alloc_release(const char *prog, int64_t id, int rc)

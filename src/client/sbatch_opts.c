@@ -15,6 +15,7 @@
 
 #include "client/begintime.h"
 #include "client/sbatch_opts.h"
+#include "client/gpu_bind.h"
 #include "common/rawstr.h"
 #include "common/rlimits.h"
 #include "common/taskset.h"
@@ -215,6 +216,8 @@ static int set_gpus(struct sbatch_opts *o, const struct opt_def *d, const char *
     if (parse_gpu_spec(arg, false, &type, &n) < 0)
         return fail(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int64_t) = n;
+    if (d->off == F(gpus_per_node))
+        o->gpus_per_node_gres = 0;
     store_gpu_type(o, type);
     return 0;
 }
@@ -267,7 +270,40 @@ static int set_gres(struct sbatch_opts *o, const struct opt_def *d, const char *
         return fail(err, errlen, "Invalid generic resource (gres) specification");
     }
     o->gpus_per_node = total;
+    o->gpus_per_node_gres = 1;
     store_gpu_type(o, type);
+    return 0;
+}
+
+/* --gpus-per-task and --gpus-per-socket: "[type:]count", a type alone one. */
+static int set_gpus_per(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                        char *err, size_t errlen)
+{
+    char *type;
+    int64_t n;
+
+    if (parse_gpu_spec(arg, true, &type, &n) < 0 || n > INT32_MAX)
+        return fail(err, errlen, "Invalid generic resource (gres) specification");
+    *FIELD(o, d, int64_t) = n;
+    store_gpu_type(o, type);
+    return 0;
+}
+
+static int set_gpu_bind(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                        char *err, size_t errlen)
+{
+    char why[256];
+
+    (void)d;
+    if (!gpu_bind_valid(arg, why, sizeof why)) {
+        o->error_rc = 255;   /* Slurm exits -1 here */
+        if (why[0])
+            return fail(err, errlen, "%s\nsbatch: error: Invalid --gpu-bind argument: gpu:%s",
+                        why, arg);
+        return fail(err, errlen, "Invalid --gpu-bind argument: gpu:%s", arg);
+    }
+    xfree(o->gpu_bind);
+    o->gpu_bind = xstrdup(arg);
     return 0;
 }
 
@@ -352,6 +388,12 @@ static const struct opt_def opt_table[] = {
     { "gres", required_argument, 0, set_gres, 0, 0 },
     { "gpus", required_argument, 'G', set_gpus, F(gpus), 0 },
     { "gpus-per-node", required_argument, 0, set_gpus, F(gpus_per_node), 0 },
+    { "gpus-per-task", required_argument, 0, set_gpus_per, F(gpus_per_task), 0 },
+    { "gpus-per-socket", required_argument, 0, set_gpus_per, F(gpus_per_socket), 0 },
+    { "sockets-per-node", required_argument, 0, set_pos_int, F(sockets_per_node), 0 },
+    { "cpus-per-gpu", required_argument, 0, set_pos_int, F(cpus_per_gpu), 0 },
+    { "ntasks-per-gpu", required_argument, 0, set_pos_int, F(ntasks_per_gpu), 0 },
+    { "gpu-bind", required_argument, 0, set_gpu_bind, 0, 0 },
     { "time", required_argument, 't', set_time, 0, 0 },
     { "output", required_argument, 'o', set_str, F(out), 0 },
     { "error", required_argument, 'e', set_str, F(err), 0 },
@@ -398,6 +440,8 @@ void sbatch_opts_init(struct sbatch_opts *o)
     for (int i = 0; i < SBATCH_MEM_KINDS; i++)
         o->mem_mb[i] = SBATCH_UNSET;
     o->gpus = o->gpus_per_node = SBATCH_UNSET;
+    o->gpus_per_task = o->cpus_per_gpu = o->ntasks_per_gpu = SBATCH_UNSET;
+    o->gpus_per_socket = o->sockets_per_node = SBATCH_UNSET;
     o->time_limit = TIME_INFINITE;
     o->requeue = SBATCH_UNSET;
     o->kill_invalid_dep = SBATCH_UNSET;
@@ -415,6 +459,7 @@ void sbatch_opts_free(struct sbatch_opts *o)
     }
     xfree(o->open_mode);
     xfree(o->gpu_type);
+    xfree(o->gpu_bind);
     xfree(o->array);
 }
 
@@ -629,12 +674,53 @@ int sbatch_opts_parse_script(struct sbatch_opts *o, const char *script, char *er
     return rc;
 }
 
+/* The GPU options Slurm refuses together, in its words. */
+static int gpu_opts_check(const struct sbatch_opts *o, char *err, size_t errlen)
+{
+    const char *gres = "\nsbatch: error: Invalid generic resource (gres) specification";
+
+    if (o->gpus_per_task != SBATCH_UNSET && o->ntasks_per_gpu != SBATCH_UNSET) {
+        snprintf(err, errlen, "sbatch: fatal: --gpus-per-task is mutually exclusive with "
+                 "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+        return -1;
+    }
+    if (o->gpus_per_socket != SBATCH_UNSET && o->ntasks_per_gpu != SBATCH_UNSET) {
+        snprintf(err, errlen, "sbatch: fatal: --gpus-per-socket is mutually exclusive with "
+                 "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+        return -1;
+    }
+    if (o->cpus_per_gpu != SBATCH_UNSET && o->cpus_per_task != SBATCH_UNSET)
+        return fail(err, errlen, "--cpus-per-gpu is mutually exclusive with --cpus-per-task%s",
+                    gres);
+    if (o->gpus_per_task != SBATCH_UNSET && o->gpus == SBATCH_UNSET && o->ntasks == SBATCH_UNSET &&
+        o->nodes == SBATCH_UNSET && o->ntasks_per_node == SBATCH_UNSET)
+        return fail(err, errlen, "Failed to validate job spec. --gpus-per-task used without "
+                    "either --gpus or -n/--ntasks is not allowed.%s", gres);
+    if (o->gpus_per_socket != SBATCH_UNSET && o->sockets_per_node == SBATCH_UNSET)
+        return fail(err, errlen, "--gpus-per-socket option requires --sockets-per-node "
+                    "specification%s", gres);
+    return 0;
+}
+
+/* Memory per GPU needs GPUs (once the memory options are settled). */
+static int gpu_mem_check(const struct sbatch_opts *o, char *err, size_t errlen)
+{
+    if (o->mem_mb[SBATCH_MEM_GPU] == SBATCH_UNSET || o->gpus > 0 || o->gpus_per_node > 0 ||
+        o->gpus_per_task > 0 || o->gpus_per_socket > 0)
+        return 0;
+    return fail(err, errlen, "Requested mem_per_tres=gres:gpu:%lld but did not request any "
+                "GPU.\nsbatch: error: Invalid generic resource (gres) specification",
+                (long long)o->mem_mb[SBATCH_MEM_GPU]);
+}
+
 /*
  * As Slurm: two memory options from the same source are an error; one from
  * the command line replaces whatever the script said.
  */
 int sbatch_opts_finish(struct sbatch_opts *o, char *err, size_t errlen)
 {
+    if (gpu_opts_check(o, err, errlen) < 0)
+        return -1;
     for (int src = SBATCH_SRC_CLI; src >= SBATCH_SRC_SCRIPT; src--) {
         int n = 0;
 
@@ -655,7 +741,7 @@ int sbatch_opts_finish(struct sbatch_opts *o, char *err, size_t errlen)
             break;
         }
     }
-    return 0;
+    return gpu_mem_check(o, err, errlen);
 }
 
 int sbatch_script_check(const char *script, size_t len, char *err, size_t errlen)
@@ -791,6 +877,13 @@ static void spec_resources(json_t *j, const struct sbatch_opts *o)
     json_set_num(j, "gpus", o->gpus);
     json_set_num(j, "gpus_per_node", o->gpus_per_node);
     json_set_str(j, "gpu_type", o->gpu_type);
+    json_set_num(j, "gpus_per_task", o->gpus_per_task);
+    json_set_num(j, "gpus_per_socket", o->gpus_per_socket);
+    json_set_num(j, "sockets_per_node", o->sockets_per_node);
+    json_set_num(j, "cpus_per_gpu", o->cpus_per_gpu);
+    json_set_num(j, "ntasks_per_gpu", o->ntasks_per_gpu);
+    json_set_str(j, "gpu_bind", o->gpu_bind);
+    json_set_true(j, "gpus_per_node_gres", o->gpus_per_node_gres && o->gpus_per_node != SBATCH_UNSET);
     if (o->time_set)
         json_object_set_new(j, "time_limit", json_integer(o->time_limit));
     json_set_str(j, "req_nodes", o->nodelist);

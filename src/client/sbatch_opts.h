@@ -48,13 +48,18 @@ struct sbatch_opts {
     int64_t mem_mb[SBATCH_MEM_KINDS];
     int mem_src[SBATCH_MEM_KINDS];  /* 0 or the enum sbatch_src that set it */
     int64_t gpus, gpus_per_node;
+    int64_t gpus_per_task, cpus_per_gpu, ntasks_per_gpu;
+    int64_t gpus_per_socket, sockets_per_node;   /* taken; sockets are not modelled */
     char *gpu_type;
+    char *gpu_bind;                 /* checked (gpu_bind.h), passed on to the steps */
+    int gpus_per_node_gres;         /* the per-node count came from --gres (no SLURM_GPUS_PER_NODE) */
     int64_t time_limit;             /* minutes, -1 UNLIMITED */
     int time_set;
 
     int requeue;                    /* SBATCH_UNSET, 0 or 1 */
     int kill_invalid_dep;           /* --kill-on-invalid-dep: SBATCH_UNSET, 0 or 1 */
     int hold, exclusive, parsable, quiet, verbose, wait, help;
+    int error_rc;                   /* the exit code an error asks (Slurm's 255); 0: 1 */
 };
 
 /* What the job spec takes from sbatch's surroundings; all borrowed. */

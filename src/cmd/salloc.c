@@ -13,7 +13,7 @@
 
 #include "client/alloc.h"
 #include "cmd/cmds.h"
-#include "cmd/srun/srun.h"
+#include "client/srun_opts.h"
 
 #define PROG "salloc"
 
@@ -57,5 +57,5 @@ int cmd_salloc(int argc, char **argv)
         }
     }
     srun_opts_free(&o);
-    return rc;
+    return o.error_rc ? o.error_rc : rc;
 }

@@ -248,7 +248,8 @@ static void usage(void)
     printf("Usage: sbatch [OPTIONS...] executable [args...]\n"
            "       sbatch [OPTIONS...] --wrap=\"command string\"\n"
            "Options as Slurm's sbatch(1): -J -p -N -n -c --ntasks-per-node --mem\n"
-           "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node -t -o -e -i -D\n"
+           "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node --gpus-per-task\n"
+           "--cpus-per-gpu --ntasks-per-gpu --gpus-per-socket --gpu-bind -t -o -e -i -D\n"
            "--export -H -w -x --exclusive --requeue --no-requeue -A -q --comment -C\n"
            "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n"
            "-b/--begin --deadline --wckey\n");
@@ -264,9 +265,10 @@ int cmd_sbatch(int argc, char **argv)
     int rc = 1;
 
     sbatch_opts_init(&o);
-    if (opts_load(&o, &job, argc, argv, err, sizeof(err)) < 0)
+    if (opts_load(&o, &job, argc, argv, err, sizeof(err)) < 0) {
         fprintf(stderr, "%s\n", err);
-    else if (o.help) {
+        rc = o.error_rc ? o.error_rc : 1;
+    } else if (o.help) {
         usage();
         rc = 0;
     } else if ((spec = spec_build(&o, &job)) != NULL && submit(spec, &job_id) == 0) {

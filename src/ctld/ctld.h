@@ -12,7 +12,7 @@
  *   (a job's spec as kept), job_state.h (the states, as stored),
  *   job_count.c (MaxJobCount), array.c (job arrays, and the one cancel
  *   engine: one id, many ids, an array's tasks), depend.c (dependencies),
- *   step.c (job steps).
+ *   step.c (job steps), job_gpus.c (GPUs asked per task).
  * - nodes: node.c (the registry, and the nodes as the scheduling core sees
  *   them), node_down.c (a node falls, drains or returns, and its jobs),
  *   node_state.c (admin states kept across restarts), launch.c (RPCs to
@@ -258,6 +258,11 @@ int job_state_parse(const char *s);   /* -1 unknown */
 /* Why a pending job may not be considered by a pass at all (holds, --begin,
  * dependencies); SCHED_NONE when it is eligible. */
 enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int64_t now);
+
+/* job_gpus.c: --gpus-per-task, --ntasks-per-gpu and --cpus-per-gpu of the
+ * spec, as the GPUs per node (or over the job) and CPUs per task that r,
+ * already read from it, asks of the core. */
+void job_gpus_shape(struct sched_job *r, const json_t *spec);
 
 /* job_count.c: MaxJobCount. What a job counts for (an array meta job: its
  * waiting tasks), what the controller holds now, and whether more fit. */

@@ -233,6 +233,7 @@ static void parse_shape(struct ctld *c, struct parse *p, struct job *j, json_t *
     const char *gt = get_str(p, spec, "gpu_type");
     j->gpu_type = gt && *gt ? xstrdup(gt) : NULL;
     r->gpu_type = j->gpu_type;
+    job_gpus_shape(r, spec);
     r->exclusive = json_is_true(json_object_get(spec, "exclusive"));
     j->req_nodes = node_indices(c, p, get_str(p, spec, "req_nodes"), &r->nreq_nodes);
     j->exc_nodes = node_indices(c, p, get_str(p, spec, "exc_nodes"), &r->nexcl_nodes);
@@ -660,7 +661,9 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     if (j->state == JOB_PENDING) {
         const struct sched_job *r = &j->req;
         int tasks = r->ntasks ? r->ntasks : (r->ntasks_per_node ? r->ntasks_per_node : 1) * r->min_nodes;
-        cpus = tasks * r->cpus_per_task;
+        /* as asked: Slurm counts --cpus-per-gpu's CPUs only once they are allocated */
+        json_t *cpt = json_object_get(o, "cpus_per_task");
+        cpus = tasks * (json_is_integer(cpt) ? (int)json_integer_value(cpt) : 1);
     }
     json_t *fields = json_pack(
         "{s:I, s:i, s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:s, s:i, s:i, s:o, s:i,"

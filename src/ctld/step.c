@@ -178,13 +178,20 @@ char *step_counts_str(const int *v, size_t n)
     return out;
 }
 
-/* The GPUs of one step node (its mask), by task: each task's own with --gpus-per-task. */
-static json_t *node_gpus(const struct job_step *s, uint64_t mask, int ntasks)
+/* GPU indices of a mask, in order. */
+static json_t *mask_gpus(uint64_t mask)
 {
     json_t *all = json_array();
     for (int b = 0; b < 64; b++)
         if (mask & (1ULL << b))
             json_array_append_new(all, json_integer(b));
+    return all;
+}
+
+/* The GPUs of one step node (its mask), by task: each task's own with --gpus-per-task. */
+static json_t *node_gpus(const struct job_step *s, uint64_t mask, int ntasks)
+{
+    json_t *all = mask_gpus(mask);
     if (!s->gpus_per_task)
         return all;
     json_t *per = json_array();

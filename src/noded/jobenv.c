@@ -72,6 +72,34 @@ static void set_gpus(struct envb *e, const struct job_spec *js)
     free(list);
 }
 
+/* "[TYPE:]N" of a GPU count the job asked, when it did. */
+static void set_gpu_count(struct envb *e, const char *key, const char *type, int64_t n)
+{
+    if (n && *type)
+        envb_put(e, xasprintf("%s=%s:%" PRId64, key, type, n));
+    else if (n)
+        envb_seti(e, key, n);
+}
+
+/* What the job asked of GPUs (--gpus, --gpus-per-*, per GPU, --gpu-bind),
+ * as Slurm passes it on to the script and, through srun, to the steps. */
+static void set_gpu_request(struct envb *e, const struct job_spec *js)
+{
+    set_gpu_count(e, "SLURM_GPUS", js->gpu_type, js->gpus_total);
+    if (!js->gpus_per_node_gres)
+        set_gpu_count(e, "SLURM_GPUS_PER_NODE", js->gpu_type, js->gpus_per_node);
+    set_gpu_count(e, "SLURM_GPUS_PER_SOCKET", js->gpu_type, js->gpus_per_socket);
+    set_gpu_count(e, "SLURM_GPUS_PER_TASK", js->gpu_type, js->gpus_per_task);
+    if (js->ntasks_per_gpu)
+        envb_seti(e, "SLURM_NTASKS_PER_GPU", js->ntasks_per_gpu);
+    if (js->gpu_bind[0])
+        envb_set(e, "SLURM_GPU_BIND", js->gpu_bind);
+    if (js->cpus_per_gpu)
+        envb_seti(e, "SLURM_CPUS_PER_GPU", js->cpus_per_gpu);
+    if (js->mem_per_gpu_mb)
+        envb_seti(e, "SLURM_MEM_PER_GPU", js->mem_per_gpu_mb);
+}
+
 /* Slurm's per-node counts: "4", or "4(x2)" when every node has the same. */
 static void set_counts(struct envb *e, const char *key, int64_t per_node, int64_t nodes)
 {
@@ -148,6 +176,7 @@ char **jobenv_build(const struct job_spec *js, const char *conf_path, pid_t task
     set_array(&e, js);
     set_task(&e, js, task_pid);
     set_gpus(&e, js);
+    set_gpu_request(&e, js);
     if (js->restart_count > 0)
         envb_seti(&e, "SLURM_RESTART_COUNT", js->restart_count);
     if (conf_path)

@@ -47,6 +47,11 @@ struct job_spec {
     int64_t ntasks;
     int64_t cpus_per_task;
     int64_t ntasks_per_node;   /* --ntasks-per-node; 0 not given */
+    int64_t gpus_per_task, cpus_per_gpu, mem_per_gpu_mb;   /* 0: not given */
+    int64_t gpus_total, gpus_per_node, gpus_per_socket, ntasks_per_gpu;   /* as asked */
+    bool gpus_per_node_gres;   /* that per-node count was --gres: no SLURM_GPUS_PER_NODE */
+    char *gpu_type;        /* "" any */
+    char *gpu_bind;        /* --gpu-bind; "" none */
     char *tasks_per_node;  /* SLURM_TASKS_PER_NODE, "2(x2)"; "" unknown */
     bool cpus_per_task_set;
     int64_t umask;         /* -1: none given */

@@ -23,6 +23,7 @@
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/cgroup.h"
+#include "noded/gpubind.h"
 #include "noded/jobctl.h"
 #include "noded/jobexec.h"
 #include "noded/nodeconf.h"
@@ -185,6 +186,46 @@ static void on_beat(evutil_socket_t fd, short what, void *arg)
 
 /* ---- the task's own process ---- */
 
+/* SLURM_GPUS_ON_NODE of a step's task, as slurmstepd sets it: the step's
+ * GPUs on this node (the batch script's value is the job's). */
+static char *gpus_on_node_env(const json_t *node)
+{
+    const json_t *per = json_object_get(node, "task_gpus");
+    size_t n = 0;
+    for (size_t i = 0; per && i < json_array_size(per); i++)
+        n += json_array_size(json_array_get(per, i));
+    if (!per)
+        n = json_array_size(json_object_get(node, "gpus"));
+    return n ? xasprintf("SLURM_GPUS_ON_NODE=%zu", n) : NULL;
+}
+
+/* srun --gpu-bind=map_gpu|mask_gpu|single: the task's GPUs among the
+ * step's on this node replace list (gpubind.h); other forms leave it. */
+static void bound_gpus(struct astep *st, json_t *req, const struct task *t, json_t *node,
+                       char *list, size_t len)
+{
+    const char *bind = json_string_value(json_object_get(req, "gpu_bind"));
+    json_t *per = json_object_get(node, "task_gpus"), *g;
+    int all[64], mine[64];
+    size_t n = 0, i, j;
+    bool outside;
+    if (!bind)
+        return;
+    json_array_foreach(per ? per : json_object_get(node, "gpus"), i, g) {
+        json_t *one = per ? g : NULL;
+        for (j = 0; per ? j < json_array_size(one) : j < 1; j++)
+            if (n < 64)
+                all[n++] = (int)json_integer_value(per ? json_array_get(one, j) : g);
+    }
+    size_t k = gpubind_task(bind, all, n, t->localid, mine, &outside);
+    if (outside)
+        dprintf(2, "slurmstepd-%s: error: Bind request gpu:%s does not specify any devices "
+                "within the allocation for task %d. Binding to the first device in the "
+                "allocation instead.\n", st->a->node->name, bind, t->procid);
+    for (i = 0, j = 0; i < k && j < len - 8; i++)
+        j += (size_t)snprintf(list + j, len - j, "%s%d", i ? "," : "", mine[i]);
+}
+
 static char **task_env(struct astep *st, json_t *req, const struct task *t, json_t *node)
 {
     json_t *env = json_object_get(req, "env");
@@ -201,6 +242,7 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
     for (size_t i = 0, off = 0; i < json_array_size(gpus) && off < sizeof list - 8; i++)
         off += (size_t)snprintf(list + off, sizeof list - off, "%s%lld", i ? "," : "",
                                 (long long)json_integer_value(json_array_get(gpus, i)));
+    bound_gpus(st, req, t, node, list, sizeof list);
     int ntasks = (int)json_integer_value(json_object_get(L, "ntasks"));
     v[k++] = xasprintf("SLURM_STEP_ID=%d", st->step_id);
     v[k++] = xasprintf("SLURM_STEPID=%d", st->step_id);
@@ -222,6 +264,8 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
         v[k++] = xasprintf("PMI_JOBID=%lld.%d", (long long)st->job_id, st->step_id);
         v[k++] = xstrdup("SLURM_MPI_TYPE=pmi2");
     }
+    if ((v[k] = gpus_on_node_env(node)) != NULL)
+        k++;
     if (json_array_size(gpus)) {
         v[k++] = xasprintf("CUDA_VISIBLE_DEVICES=%s", list);
         v[k++] = xasprintf("GPU_DEVICE_ORDINAL=%s", list);

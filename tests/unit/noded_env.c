@@ -104,6 +104,50 @@ static void test_env_gpus(void **state)
     job_spec_destroy(js);
 }
 
+static void test_env_gpus_per_task(void **state)
+{
+    (void)state;
+    struct job_spec *js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0,"
+                                    " \"group_id\": 0, \"node_name\": \"n1\", \"node_gpus\": [0, 1],"
+                                    " \"gpus_per_task\": 1, \"gpu_type\": \"a100\","
+                                    " \"cpus_per_gpu\": 4, \"mem_per_gpu_mb\": 100}");
+    assert_non_null(js);
+    char **env = jobenv_build(js, NULL, 1);
+    assert_string_equal(env_get(env, "SLURM_GPUS_PER_TASK"), "a100:1");
+    assert_string_equal(env_get(env, "SLURM_CPUS_PER_GPU"), "4");
+    assert_string_equal(env_get(env, "SLURM_MEM_PER_GPU"), "100");
+    assert_string_equal(env_get(env, "SLURM_GPUS_ON_NODE"), "2");
+    jobenv_free(env);
+    job_spec_destroy(js);
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                   " \"node_name\": \"n1\", \"gpus\": 2, \"gpus_per_node\": 2,"
+                   " \"gpus_per_socket\": 1, \"ntasks_per_gpu\": 3, \"gpu_bind\": \"single:2\"}");
+    env = jobenv_build(js, NULL, 1);
+    assert_string_equal(env_get(env, "SLURM_GPUS"), "2");
+    assert_string_equal(env_get(env, "SLURM_GPUS_PER_NODE"), "2");
+    assert_string_equal(env_get(env, "SLURM_GPUS_PER_SOCKET"), "1");
+    assert_string_equal(env_get(env, "SLURM_NTASKS_PER_GPU"), "3");
+    assert_string_equal(env_get(env, "SLURM_GPU_BIND"), "single:2");
+    jobenv_free(env);
+    job_spec_destroy(js);
+    /* --gres=gpu:2 (job_json's node GPUs come from such a count): no per-node
+     * variable, and none of the per-task ones */
+    js = spec_from("{\"job_id\": 5, \"script\": \"x\", \"user_id\": 0, \"group_id\": 0,"
+                   " \"node_name\": \"n1\", \"gpus_per_node\": 2, \"gpus_per_node_gres\": true}");
+    env = jobenv_build(js, NULL, 1);
+    assert_null(env_get(env, "SLURM_GPUS_PER_NODE"));
+    assert_null(env_get(env, "SLURM_GPU_BIND"));
+    jobenv_free(env);
+    job_spec_destroy(js);
+    js = spec_from(job_json);
+    env = jobenv_build(js, NULL, 1);
+    assert_null(env_get(env, "SLURM_GPUS_PER_TASK"));
+    assert_null(env_get(env, "SLURM_CPUS_PER_GPU"));
+    assert_null(env_get(env, "SLURM_MEM_PER_GPU"));
+    jobenv_free(env);
+    job_spec_destroy(js);
+}
+
 static void test_env_no_gpus(void **state)
 {
     (void)state;
@@ -290,6 +334,7 @@ int main(void)
         cmocka_unit_test(test_env_slurm_vars),
         cmocka_unit_test(test_env_gpus),
         cmocka_unit_test(test_env_no_gpus),
+        cmocka_unit_test(test_env_gpus_per_task),
         cmocka_unit_test(test_env_restart_count),
         cmocka_unit_test(test_root_script_env),
         cmocka_unit_test(test_patterns),

@@ -265,6 +265,74 @@ static void test_gres_and_gpus(void **state)
     BAD("sbatch: error: Invalid --gpus-per-node specification", "--gpus-per-node=:2");
 }
 
+static void test_gpus_per_task(void **state)
+{
+    struct sbatch_opts o;
+    (void)state;
+
+    ONE(&o, "-n2", "--gpus-per-task=a100:2", "--cpus-per-gpu=3", "--gpu-bind=closest");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    assert_int_equal(o.gpus_per_task, 2);
+    assert_int_equal(o.cpus_per_gpu, 3);
+    assert_string_equal(o.gpu_type, "a100");
+    assert_string_equal(o.gpu_bind, "closest");
+    sbatch_opts_free(&o);
+
+    /* as Slurm: per task needs tasks (or nodes, or --gpus); per GPU needs GPUs */
+    ONE(&o, "--gpus-per-task=1", "-c2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: error: Failed to validate job spec. --gpus-per-task used "
+                             "without either --gpus or -n/--ntasks is not allowed.\nsbatch: "
+                             "error: Invalid generic resource (gres) specification");
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-task=1", "-N2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    sbatch_opts_free(&o);
+    ONE(&o, "--mem-per-gpu=10");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: error: Requested mem_per_tres=gres:gpu:10 but did not "
+                             "request any GPU.\nsbatch: error: Invalid generic resource (gres) "
+                             "specification");
+    sbatch_opts_free(&o);
+    ONE(&o, "--mem-per-gpu=10", "--gres=gpu:1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-task=1", "--ntasks-per-gpu=2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: fatal: --gpus-per-task is mutually exclusive with "
+                             "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+    sbatch_opts_free(&o);
+    ONE(&o, "--cpus-per-gpu=2", "-c", "2");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: error: --cpus-per-gpu is mutually exclusive with "
+                             "--cpus-per-task\nsbatch: error: Invalid generic resource (gres) "
+                             "specification");
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-socket=1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-socket=1", "--ntasks-per-gpu=1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
+    assert_string_equal(err, "sbatch: fatal: --gpus-per-socket is mutually exclusive with "
+                             "--ntasks-per-gpu and SLURM_NTASKS_PER_GPU");
+    sbatch_opts_free(&o);
+    /* SLURM_GPUS_PER_NODE is --gpus-per-node's, not --gres's: the last one says */
+    ONE(&o, "--gpus-per-node=2", "--gres=gpu:1");
+    assert_int_equal(o.gpus_per_node_gres, 1);
+    sbatch_opts_free(&o);
+    ONE(&o, "--gres=gpu:1", "--gpus-per-node=2");
+    assert_int_equal(o.gpus_per_node_gres, 0);
+    sbatch_opts_free(&o);
+    ONE(&o, "--gpus-per-socket=1", "--sockets-per-node=1");
+    assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), 0);
+    sbatch_opts_free(&o);
+
+    BAD("sbatch: error: Invalid generic resource (gres) specification", "--gpus-per-task=a:1:2");
+    BAD("sbatch: error: Invalid --gpu-bind argument: gpu:bogus", "--gpu-bind=bogus");
+    BAD("sbatch: error: Failed to validate zz, offending character is z\n"
+        "sbatch: error: Invalid --gpu-bind argument: gpu:map_gpu:zz", "--gpu-bind=map_gpu:zz");
+}
+
 static void test_memory(void **state)
 {
     struct sbatch_opts o;
@@ -528,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_json_minimal),
         cmocka_unit_test(test_json_full),
         cmocka_unit_test(test_repeated_option_frees),
+        cmocka_unit_test(test_gpus_per_task),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);

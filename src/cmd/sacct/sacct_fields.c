@@ -129,8 +129,12 @@ static int req_cpus(const struct sacct_row *r)
 static int req_gpus(const struct sacct_row *r)
 {
     const json_t *s = sacct_spec(r);
-    int g = (int)jget_int(s, "gpus", 0);
-    return g ? g : (int)jget_int(s, "gpus_per_node", 0) * req_nodes(r);
+    int g = (int)jget_int(s, "gpus", 0), pn = (int)jget_int(s, "gpus_per_node", 0);
+    if (g || pn)
+        return g ? g : pn * req_nodes(r);
+    int ntasks = (int)jget_int(s, "ntasks", 0), per_node = (int)jget_int(s, "ntasks_per_node", 0);
+    int tasks = ntasks ? ntasks : (per_node ? per_node : 1) * req_nodes(r);
+    return (int)jget_int(s, "gpus_per_task", 0) * tasks;   /* --gpus-per-task */
 }
 
 static uint64_t req_mem(const struct sacct_row *r)

@@ -9,6 +9,8 @@
 
 #include <stdbool.h>
 
+#include <jansson.h>
+
 #define SCONTROL_PROG "scontrol"
 
 struct scontrol_opts {
@@ -19,6 +21,13 @@ struct scontrol_opts {
 
 /* `scontrol show ENTITY [ID]`; argv starts after "show". Exit code. */
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv);
+/* scontrol_tres.c: a job's CpusPerTres, MemPerTres, TresBind, TresPer*
+ * lines (each after sep), and its GPUs over all its nodes. */
+void scontrol_job_tres(const json_t *j, const char *sep);
+int scontrol_job_gpus(const json_t *j);
+/* CPUs/Task: once the job started, --cpus-per-gpu x --gpus-per-task, as
+ * Slurm sets it at allocation; before, as asked. */
+int scontrol_job_cpus_per_task(const json_t *j);
 
 /* `scontrol show config` (show_config.c). Exit code. */
 int scontrol_show_config(void);

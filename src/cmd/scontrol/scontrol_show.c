@@ -223,12 +223,6 @@ static uint64_t job_mem(const json_t *j, int cpus, int gpus, uint64_t *min, bool
     return node ? node * (uint64_t)nodes : cpu ? cpu * (uint64_t)cpus : gpu * (uint64_t)gpus;
 }
 
-static int job_gpus(const json_t *j)
-{
-    int64_t total = jget_int(j, "gpus", 0), per = jget_int(j, "gpus_per_node", 0);
-    return (int)(total > 0 ? total : per * jget_int(j, "num_nodes", 1));
-}
-
 static void job_tres(const json_t *j, int cpus, uint64_t mem, int gpus)
 {
     char m[32];
@@ -248,8 +242,8 @@ static void job_tres(const json_t *j, int cpus, uint64_t mem, int gpus)
 
 static void job_shape(const json_t *j)
 {
-    int cpus = (int)jget_int(j, "num_cpus", 1), gpus = job_gpus(j);
-    int cpt = (int)jget_int(j, "cpus_per_task", 1), tpn = (int)jget_int(j, "ntasks_per_node", 0);
+    int cpus = (int)jget_int(j, "num_cpus", 1), gpus = scontrol_job_gpus(j);
+    int cpt = scontrol_job_cpus_per_task(j), tpn = (int)jget_int(j, "ntasks_per_node", 0);
     printf("NumNodes=%lld NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*",
            (long long)jget_int(j, "num_nodes", 1), cpus, job_tasks(j), cpt);
     nl();
@@ -320,13 +314,7 @@ static void job_io(const json_t *j)
     free(pe);
     nl();
     printf("Power=");
-    int64_t per = jget_int(j, "gpus_per_node", 0), total = jget_int(j, "gpus", 0);
-    const char *type = jget_str(j, "gpu_type", "");
-    if (per > 0 || total > 0) {
-        nl();
-        printf("%s=gres:gpu%s%s:%lld", per > 0 ? "TresPerNode" : "TresPerJob", *type ? ":" : "",
-               type, (long long)(per > 0 ? per : total));
-    }
+    scontrol_job_tres(j, sep);
 }
 
 static void job_print(const struct scontrol_opts *o, const json_t *j)

@@ -55,6 +55,12 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o);
 /* Codes of the fields only -O names; not characters -o can be given. */
 #define SQUEUE_CODE_EXIT_CODE '\x01'
 #define SQUEUE_CODE_RESTARTS '\x02'
+#define SQUEUE_CODE_TRES_PER_TASK '\x03'
+#define SQUEUE_CODE_TRES_PER_JOB '\x04'
+#define SQUEUE_CODE_TRES_PER_SOCKET '\x05'
+#define SQUEUE_CODE_TRES_BIND '\x06'
+#define SQUEUE_CODE_CPUS_PER_TRES '\x07'
+#define SQUEUE_CODE_MEM_PER_TRES '\x08'
 
 /* The format the options ask for (NULL: an error was printed). */
 struct fmt *squeue_format(const struct squeue_opts *o, const char *prog);

@@ -289,18 +289,57 @@ FIELD(f_reason_list)
     return sq_str(rec, SQ_NODE_LIST, "");
 }
 
-FIELD(f_tres_per_node)
+/* "gres:gpu[:TYPE]:N", N/A without N: 22.05's form (23.02 writes "gres/gpu:"). */
+static const char *gres_cell(struct fmt_buf *b, int64_t n, const char *type)
 {
-    int64_t gpn = sq_int(rec, SQ_GPUS_PER_NODE, 0);
-    const char *type = sq_str(rec, SQ_GPU_TYPE, "");
-    if (gpn <= 0)
+    if (n <= 0)
         return "N/A";
-    fmt_buf_str(b, "gres:gpu:");   /* 22.05's form (23.02 writes "gres/gpu:") */
+    fmt_buf_str(b, "gres:gpu:");
     if (*type) {
         fmt_buf_str(b, type);
         fmt_buf_add(b, ":", 1);
     }
-    fmt_buf_int(b, gpn);
+    fmt_buf_int(b, n);
+    return fmt_buf_text(b);
+}
+
+FIELD(f_tres_per_node)
+{
+    return gres_cell(b, sq_int(rec, SQ_GPUS_PER_NODE, 0), sq_str(rec, SQ_GPU_TYPE, ""));
+}
+
+FIELD(f_tres_per_task)
+{
+    return gres_cell(b, sq_int(rec, SQ_GPUS_PER_TASK, 0), sq_str(rec, SQ_GPU_TYPE, ""));
+}
+
+FIELD(f_tres_per_job)
+{
+    return gres_cell(b, sq_int(rec, SQ_GPUS, 0), sq_str(rec, SQ_GPU_TYPE, ""));
+}
+
+FIELD(f_tres_per_socket)
+{
+    return gres_cell(b, sq_int(rec, SQ_GPUS_PER_SOCKET, 0), sq_str(rec, SQ_GPU_TYPE, ""));
+}
+
+FIELD(f_cpus_per_tres)
+{
+    return gres_cell(b, sq_int(rec, SQ_CPUS_PER_GPU, 0), "");
+}
+
+FIELD(f_mem_per_tres)
+{
+    return gres_cell(b, sq_int(rec, SQ_MEM_PER_GPU_MB, 0), "");
+}
+
+FIELD(f_tres_bind)
+{
+    const char *v = sq_str(rec, SQ_GPU_BIND, "");
+    if (!*v)
+        return "N/A";
+    fmt_buf_str(b, "gpu:");
+    fmt_buf_str(b, v);
     return fmt_buf_text(b);
 }
 
@@ -368,6 +407,12 @@ const struct fmt_code squeue_codes[] = {
     /* -O only: no letter in Slurm's -o */
     {CODE_EXIT_CODE, "EXIT_CODE", 0, NULL, f_exit_code},
     {CODE_RESTARTS, "RESTARTCNT", 0, NULL, f_restarts},
+    {SQUEUE_CODE_TRES_PER_TASK, "TRES_PER_TASK", 0, NULL, f_tres_per_task},
+    {SQUEUE_CODE_TRES_PER_JOB, "TRES_PER_JOB", 0, NULL, f_tres_per_job},
+    {SQUEUE_CODE_TRES_PER_SOCKET, "TRES_PER_SOCKET", 0, NULL, f_tres_per_socket},
+    {SQUEUE_CODE_TRES_BIND, "TRES_BIND", 0, NULL, f_tres_bind},
+    {SQUEUE_CODE_CPUS_PER_TRES, "CPUS_PER_TRES", 0, NULL, f_cpus_per_tres},
+    {SQUEUE_CODE_MEM_PER_TRES, "MEM_PER_TRES", 0, NULL, f_mem_per_tres},
     {0, NULL, 0, NULL, NULL},
 };
 
@@ -386,5 +431,8 @@ const struct fmt_name squeue_names[] = {
     {"SubmitTime", 'V'}, {"TimeLeft", 'L'}, {"TimeLimit", 'l'}, {"TimeUsed", 'M'},
     {"tres-per-node", 'b'}, {"Gres", 'b'}, {"UserID", 'U'}, {"UserName", 'u'},
     {"WCKey", 'w'}, {"WorkDir", 'Z'},
+    {"tres-per-task", SQUEUE_CODE_TRES_PER_TASK}, {"tres-per-job", SQUEUE_CODE_TRES_PER_JOB},
+    {"tres-per-socket", SQUEUE_CODE_TRES_PER_SOCKET}, {"tres-bind", SQUEUE_CODE_TRES_BIND},
+    {"cpus-per-tres", SQUEUE_CODE_CPUS_PER_TRES}, {"mem-per-tres", SQUEUE_CODE_MEM_PER_TRES},
     {NULL, 0},
 };

@@ -31,6 +31,9 @@ static const struct {
     {'v', ""}, {'w', "wckey"}, {'x', "exc_nodes"}, {'y', "nice"},
     {'H', ""}, {'I', ""}, {'J', ""}, {'W', ""}, {'X', ""}, {'d', ""}, {'z', ""},   /* constants */
     {SQUEUE_CODE_EXIT_CODE, "exit_code,exit_signal"}, {SQUEUE_CODE_RESTARTS, "restarts"},
+    {SQUEUE_CODE_TRES_PER_TASK, "gpus_per_task,gpu_type"}, {SQUEUE_CODE_TRES_PER_JOB, "gpus,gpu_type"},
+    {SQUEUE_CODE_TRES_PER_SOCKET, "gpus_per_socket,gpu_type"}, {SQUEUE_CODE_TRES_BIND, "gpu_bind"},
+    {SQUEUE_CODE_CPUS_PER_TRES, "cpus_per_gpu"}, {SQUEUE_CODE_MEM_PER_TRES, "mem_per_gpu_mb"},
 };
 
 static const char *keys_of(char code)

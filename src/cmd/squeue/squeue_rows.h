@@ -34,7 +34,9 @@
     X(COMMENT, "comment") X(MEM_PER_NODE_MB, "mem_per_node_mb")                               \
     X(MEM_PER_CPU_MB, "mem_per_cpu_mb") X(REQ_NODES, "req_nodes") X(COMMAND, "command")       \
     X(QOS, "qos") X(WCKEY, "wckey") X(EXC_NODES, "exc_nodes") X(NICE, "nice")                 \
-    X(EXIT_CODE, "exit_code") X(EXIT_SIGNAL, "exit_signal") X(RESTARTS, "restarts")
+    X(EXIT_CODE, "exit_code") X(EXIT_SIGNAL, "exit_signal") X(RESTARTS, "restarts")         \
+    X(GPUS, "gpus") X(GPUS_PER_TASK, "gpus_per_task") X(GPUS_PER_SOCKET, "gpus_per_socket")   \
+    X(CPUS_PER_GPU, "cpus_per_gpu") X(MEM_PER_GPU_MB, "mem_per_gpu_mb") X(GPU_BIND, "gpu_bind")
 
 #define SQ_ENUM(id, name) SQ_##id,
 enum sq_key { SQ_KEYS(SQ_ENUM) SQ_NKEYS };

@@ -2,7 +2,6 @@
  * srun: runs a parallel job step inside an allocation (a batch job, or
  * --jobid). See srun.h for the parts.
  */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,225 +30,6 @@
 /* A node agent writes at least every 2 s (step.h): silence this long means it is gone. */
 #define STREAM_TIMEOUT_S 20
 
-enum { OPT_NTPN = 0x100, OPT_GPT, OPT_JOBID, OPT_MPI, OPT_IGNORED, OPT_PTY, OPT_OVERLAP, OPT_OPEN_MODE, OPT_HELP };
-
-/* What srun takes and does not act on: binding and step resources within
- * the allocation, which every step shares (docs/srun.md). */
-static const struct option srun_options[] = {
-    {"ntasks", required_argument, NULL, 'n'},
-    {"nodes", required_argument, NULL, 'N'},
-    {"ntasks-per-node", required_argument, NULL, OPT_NTPN},
-    {"cpus-per-task", required_argument, NULL, 'c'},
-    {"gpus-per-task", required_argument, NULL, OPT_GPT},
-    {"nodelist", required_argument, NULL, 'w'},
-    {"job-name", required_argument, NULL, 'J'},
-    {"chdir", required_argument, NULL, 'D'},
-    {"label", no_argument, NULL, 'l'},
-    {"unbuffered", no_argument, NULL, 'u'},
-    {"kill-on-bad-exit", optional_argument, NULL, 'K'},
-    {"jobid", required_argument, NULL, OPT_JOBID},
-    {"mpi", required_argument, NULL, OPT_MPI},
-    {"quiet", no_argument, NULL, 'Q'},
-    {"verbose", no_argument, NULL, 'v'},
-    {"exclusive", optional_argument, NULL, OPT_IGNORED},
-    {"overlap", no_argument, NULL, OPT_OVERLAP},
-    {"exact", no_argument, NULL, OPT_IGNORED},
-    {"cpu-bind", required_argument, NULL, OPT_IGNORED},
-    {"cpu_bind", required_argument, NULL, OPT_IGNORED},
-    {"gpu-bind", required_argument, NULL, OPT_IGNORED},
-    {"mem", required_argument, NULL, OPT_IGNORED},
-    {"mem-per-cpu", required_argument, NULL, OPT_IGNORED},
-    {"mem-per-gpu", required_argument, NULL, OPT_IGNORED},
-    {"time", required_argument, NULL, 't'},
-    {"gres", required_argument, NULL, OPT_IGNORED},
-    {"gpus", required_argument, NULL, 'G'},
-    {"gpus-per-node", required_argument, NULL, OPT_IGNORED},
-    {"exclude", required_argument, NULL, 'x'},
-    {"constraint", required_argument, NULL, 'C'},
-    {"comment", required_argument, NULL, OPT_IGNORED},
-    {"begin", required_argument, NULL, OPT_IGNORED},
-    {"hold", no_argument, NULL, 'H'},
-    {"nice", optional_argument, NULL, OPT_IGNORED},
-    {"dependency", required_argument, NULL, 'd'},
-    {"partition", required_argument, NULL, 'p'},
-    {"account", required_argument, NULL, 'A'},
-    {"qos", required_argument, NULL, 'q'},
-    {"export", required_argument, NULL, OPT_IGNORED},
-    {"distribution", required_argument, NULL, 'm'},
-    {"pty", no_argument, NULL, OPT_PTY},
-    {"output", required_argument, NULL, 'o'},
-    {"error", required_argument, NULL, 'e'},
-    {"input", required_argument, NULL, 'i'},
-    {"open-mode", required_argument, NULL, OPT_OPEN_MODE},
-    {"help", no_argument, NULL, OPT_HELP},
-    {"usage", no_argument, NULL, OPT_HELP},
-    {NULL, 0, NULL, 0},
-};
-
-static int count_arg(const char *opt, const char *v, int *out)
-{
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (end == v || n < 1 || n > 1 << 24 || (*end && *end != '-')) {
-        cmd_error(PROG, "Invalid numeric value \"%s\" for %s.", v, opt);
-        return -1;
-    }
-    *out = (int)n;   /* "-N 2-4": the least, which a step inside an allocation gets */
-    return 0;
-}
-
-/* "--gpus-per-task=2" or "=a100:2". */
-static int gpus_arg(const char *v, int *out)
-{
-    const char *colon = strrchr(v, ':');
-    return count_arg("--gpus-per-task", colon ? colon + 1 : v, out);
-}
-
-static int unsupported(const char *what)
-{
-    cmd_error(PROG, "%s is not supported yet", what);
-    return -1;
-}
-
-/* pmi2 is Slurm's PMI-1 and PMI-2 server (src/noded/pmi.h); pmix is not. */
-static int mpi_arg(const char *v, struct srun_opts *o)
-{
-    if (strcmp(v, "list") == 0) {
-        printf("MPI plugin types are...\n\tnone\n\tpmi2\n");
-        exit(0);
-    }
-    if (strcmp(v, "none") != 0 && strcmp(v, "pmi2") != 0) {
-        cmd_error(PROG, "MPI type '%s' is not supported (none, pmi2)", v);
-        return -1;
-    }
-    o->mpi = v;
-    return 0;
-}
-
-/* --input: all (the default), none, one task's rank, or a file that every
- * task reads (a per-task %t pattern is not taken). */
-static int input_arg(const char *v, struct srun_opts *o)
-{
-    char *end;
-    long t = strtol(v, &end, 10);
-    if (strcmp(v, "all") == 0 || strcmp(v, "none") == 0)
-        o->input_task = v[0] == 'a' ? -1 : -2;
-    else if (*v && !*end && t >= 0 && t < INT32_MAX)
-        o->input_task = (int)t;
-    else if (strchr(v, '%'))
-        return unsupported("srun's --input with a file name pattern");
-    else
-        o->input = v;
-    return 0;
-}
-
-static int srun_opt(int c, struct srun_opts *o)
-{
-    switch (c) {
-    case 'n': return count_arg("--ntasks", optarg, &o->ntasks);
-    case 'N': return count_arg("--nodes", optarg, &o->nodes);
-    case OPT_NTPN: return count_arg("--ntasks-per-node", optarg, &o->ntasks_per_node);
-    case 'c': return count_arg("--cpus-per-task", optarg, &o->cpus_per_task);
-    case OPT_GPT: return gpus_arg(optarg, &o->gpus_per_task);
-    case 'w': o->nodelist = optarg; return 0;
-    case 'J': o->name = optarg; return 0;
-    case 'D': o->chdir = optarg; return 0;
-    case 'l': o->label = true; return 0;
-    case 'u': o->unbuffered = true; return 0;
-    case OPT_OVERLAP: o->overlap = true; return 0;
-    case 'K': o->kill_on_bad_exit = !optarg || strcmp(optarg, "0") != 0; return 0;
-    case OPT_JOBID: o->jobid = optarg; return 0;
-    case 'Q': o->quiet = true; return 0;
-    case OPT_MPI: return mpi_arg(optarg, o);
-    case 'i': return input_arg(optarg, o);
-    case 'o': o->output = optarg; return 0;
-    case 'e': o->error = optarg; return 0;
-    case OPT_OPEN_MODE:
-        if (strcmp(optarg, "append") && strcmp(optarg, "truncate")) {
-            cmd_error(PROG, "Invalid --open-mode argument: %s. Ignored", optarg);
-            return 0;
-        }
-        o->append = optarg[0] == 'a';
-        return 0;
-    case OPT_PTY:   /* as Slurm: task 0 on a terminal, unbuffered, the only one reading */
-        o->pty = o->unbuffered = true;
-        o->input_task = 0;
-        return 0;
-    case 'v': case 't': case 'p': case 'A': case 'q': case 'm': case 'G': case 'x':
-    case 'C': case 'H': case 'd': case OPT_IGNORED:
-        return 0;
-    case OPT_HELP:
-        printf("Usage: srun [-n ntasks] [-N nodes] [-c ncpus] [-l] [-K] [-w hosts] "
-               "[--gpus-per-task=n] executable [args...]\n");
-        exit(0);
-    default:
-        fprintf(stderr, "Try \"srun --help\" for more information\n");
-        return -1;
-    }
-}
-
-/* The options that shape an allocation, which sbatch's parser reads. */
-static const char *const alloc_names[] = {
-    "ntasks", "nodes", "ntasks-per-node", "cpus-per-task", "nodelist", "job-name", "time",
-    "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
-    "mem-per-gpu", "gres", "gpus", "gpus-per-node", "exclusive", "comment", "begin", "hold",
-    "nice", "dependency", NULL,
-};
-
-static const char *long_name(int c, int li)
-{
-    if (li >= 0)
-        return srun_options[li].name;
-    for (const struct option *p = srun_options; p->name; p++)
-        if (p->val == c)
-            return p->name;
-    return NULL;
-}
-
-static void keep_for_alloc(struct srun_opts *o, int c, int li)
-{
-    const char *name = long_name(c, li);
-    for (const char *const *a = alloc_names; name && *a; a++)
-        if (strcmp(name, *a) == 0) {
-            o->alloc_argv = xrealloc(o->alloc_argv, (size_t)(o->alloc_argc + 2) * sizeof(char *));
-            o->alloc_argv[o->alloc_argc++] = optarg ? xasprintf("--%s=%s", name, optarg)
-                                                    : xasprintf("--%s", name);
-            o->alloc_argv[o->alloc_argc] = NULL;
-            return;
-        }
-}
-
-int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
-{
-    int c, li = -1;
-    optind = 1;
-    o->alloc_argv = xcalloc(2, sizeof(char *));
-    o->alloc_argv[o->alloc_argc++] = xstrdup(prog);
-    o->mpi = "none";
-    o->input_task = -1;
-    const char *mpi = getenv("SLURM_MPI_TYPE");
-    if (!mpi)
-        mpi = client_conf(prog)->mpi_default;
-    if (mpi && mpi_arg(mpi, o) < 0)
-        return -1;
-    while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
-                            srun_options, &li)) != -1) {
-        if (srun_opt(c, o) < 0)
-            return -1;
-        keep_for_alloc(o, c, li);
-        li = -1;
-    }
-    o->argv = argv + optind;
-    return 0;
-}
-
-void srun_opts_free(struct srun_opts *o)
-{
-    for (int i = 0; i < o->alloc_argc; i++)
-        free(o->alloc_argv[i]);
-    free(o->alloc_argv);
-}
-
 static int env_int(const char *name)
 {
     const char *v = getenv(name);
@@ -272,9 +52,12 @@ static json_t *step_request(const struct srun_opts *o)
     if (per_node)
         json_object_set_new(b, "ntasks_per_node", json_integer(per_node));
     int cpt = o->cpus_per_task ? o->cpus_per_task : env_int("SLURM_CPUS_PER_TASK");
+    int cpg = o->cpus_per_gpu ? o->cpus_per_gpu : env_int("SLURM_CPUS_PER_GPU");
+    if (!cpt && cpg && o->gpus_per_task && !o->gpu_bind_none)   /* as Slurm's srun */
+        cpt = cpg * o->gpus_per_task;
     if (cpt)
         json_object_set_new(b, "cpus_per_task", json_integer(cpt));
-    if (o->gpus_per_task)
+    if (o->gpus_per_task && !o->gpu_bind_none)
         json_object_set_new(b, "gpus_per_task", json_integer(o->gpus_per_task));
     if (o->nodelist)
         json_object_set_new(b, "nodelist", json_string(o->nodelist));
@@ -368,6 +151,8 @@ static void launch_node(struct srun *s, struct srun_node *n, const char *cwd)
                           in >= 0 ? json_integer(in) : json_string(in == -1 ? "all" : "none"));
     if (s->o->pty)
         json_object_set_new(b, "pty", terminal_size());
+    if (s->o->gpu_bind)
+        json_object_set_new(b, "gpu_bind", json_string(s->o->gpu_bind));
     for (char **a = (char **)s->o->argv; *a; a++)
         json_array_append_new(json_object_get(b, "argv"), json_rawstr(*a));
     s->open++;
@@ -515,25 +300,9 @@ static int step_in(const char *jobid, const struct srun_opts *o)
     return rc;
 }
 
-/* --gpus-per-task outside an allocation: the allocation must hold them. */
-static void gpus_for_tasks(struct srun_opts *o)
-{
-    for (int i = 1; i < o->alloc_argc; i++)
-        if (strncmp(o->alloc_argv[i], "--gpus", 6) == 0 || strncmp(o->alloc_argv[i], "--gres", 6) == 0)
-            return;
-    if (!o->gpus_per_task)
-        return;
-    int nodes = o->nodes ? o->nodes : 1, ntasks = o->ntasks ? o->ntasks : nodes;
-    int per_node = o->ntasks_per_node ? o->ntasks_per_node : (ntasks + nodes - 1) / nodes;
-    o->alloc_argv = xrealloc(o->alloc_argv, (size_t)(o->alloc_argc + 2) * sizeof(char *));
-    o->alloc_argv[o->alloc_argc++] = xasprintf("--gpus-per-node=%d", per_node * o->gpus_per_task);
-    o->alloc_argv[o->alloc_argc] = NULL;
-}
-
 /* Outside an allocation srun makes one, runs the step in it and ends it. */
 static int step_in_new_allocation(struct srun_opts *o)
 {
-    gpus_for_tasks(o);
     const char *base = strrchr(o->argv[0], '/');
     int64_t id = alloc_create(PROG, o->alloc_argc, o->alloc_argv, base ? base + 1 : o->argv[0]);
     json_t *job = NULL;
@@ -562,5 +331,5 @@ int cmd_srun(int argc, char **argv)
         rc = jobid && *jobid ? step_in(jobid, &o) : step_in_new_allocation(&o);
     }
     srun_opts_free(&o);
-    return rc;
+    return o.error_rc ? o.error_rc : rc;
 }

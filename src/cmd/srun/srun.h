@@ -1,7 +1,7 @@
 /*
- * srun: a job step inside an allocation. srun.c reads the options, asks the
- * controller for the step's layout (POST /v1/jobs/{id}/steps) and starts one
- * stream per node (POST /v1/steps to that node's agent, src/noded/step.h);
+ * srun: a job step inside an allocation. srun.c takes the options
+ * (client/srun_opts.h), asks the controller for the step's layout (POST
+ * /v1/jobs/{id}/steps) and starts one stream per node (POST /v1/steps to that node's agent, src/noded/step.h);
  * srun_io.c reads the streams: the tasks' output to our stdout and stderr
  * (with -l, each line prefixed by its task id), their ends, the exit code;
  * srun_pmi.c joins the nodes' PMI fences (--mpi=pmi2); srun_stdin.c sends
@@ -16,26 +16,10 @@
 
 #include <jansson.h>
 
+#include "client/srun_opts.h"
 #include "common/http.h"
 
 struct event_base;
-
-struct srun_opts {
-    int ntasks, nodes, ntasks_per_node, cpus_per_task, gpus_per_task;
-    const char *nodelist, *name, *chdir, *jobid;
-    const char *mpi;           /* "none" or "pmi2": --mpi, else SLURM_MPI_TYPE */
-    const char *output, *error, *input;   /* -o, -e, -i FILE patterns (srun_files.c) */
-    bool append;               /* --open-mode=append */
-    int input_task;            /* --input: -1 all tasks (default), -2 none, else a rank */
-    bool label, unbuffered, kill_on_bad_exit, quiet, pty, overlap;
-    char **argv;               /* the command, from the first non-option */
-    char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
-    int alloc_argc;
-};
-
-/* srun's options (salloc takes the same); prog names the errors. 0 or -1. */
-int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o);
-void srun_opts_free(struct srun_opts *o);
 
 /* One node's stream and what srun knows of its tasks. */
 struct srun_node {
