@@ -55,3 +55,18 @@ const char *acctdb_admin_level(const json_t *db, const char *user)
     const char *l = json_string_value(json_object_get(u, "AdminLevel"));
     return l ? l : "None";
 }
+
+bool acctdb_coordinates(const json_t *db, const char *user, const char *account)
+{
+    for (int depth = 0; user && account && depth < 64; depth++) {
+        const json_t *coords = json_object_get(
+            json_object_get(json_object_get(db, "accounts"), account), "coordinators");
+        size_t i;
+        json_t *v;
+        json_array_foreach(coords, i, v)
+            if (!strcmp(json_string_value(v), user))
+                return true;
+        account = json_string_value(json_object_get(acctdb_assoc(db, account, NULL), "Parent"));
+    }
+    return false;
+}

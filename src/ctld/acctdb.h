@@ -4,7 +4,7 @@
  * seeds it from herd-assoc.conf (acctdb_seed.c); after that sacctmgr changes
  * it (acctdb_edit.c, api_acctmgr.c) and every change rebuilds the fair-share
  * tree (assocs_build) at once. The document, with common/acct_keys.h's keys:
- *   {"accounts": {NAME: {"Description", "Organization"}},
+ *   {"accounts": {NAME: {"Description", "Organization", "coordinators": [USER]}},
  *    "users":    {NAME: {"DefaultAccount", "AdminLevel"}},
  *    "assocs":   [{"account", "user" (a user's), "Parent" (an account's),
  *                  "Fairshare", "QOS": [...], "DefaultQOS", limits...}],
@@ -26,6 +26,8 @@ int acctdb_seed(json_t *db, const char *path, char *err, size_t errlen);
 /* The association of account (user NULL: the account's own), or NULL. */
 json_t *acctdb_assoc(const json_t *db, const char *account, const char *user);
 json_t *acctdb_new_assoc(const char *account, const char *user, const char *parent);
+/* Is user a coordinator of account or of an account above it? */
+bool acctdb_coordinates(const json_t *db, const char *user, const char *account);
 /* "None", "Operator" or "Administrator". */
 const char *acctdb_admin_level(const json_t *db, const char *user);
 

@@ -239,6 +239,9 @@ static int run(struct edit *e, const char *op)
 {
     size_t i;
     json_t *n;
+    if (e->ent == 0)
+        return !strcmp(op, "modify") ? edit_bad(e, " Coordinators are added or deleted")
+                                     : edit_coord(e, !strcmp(op, "add"));
     if (!strcmp(op, "modify"))
         return modify(e);
     if (!strcmp(op, "delete"))
@@ -272,7 +275,9 @@ json_t *acctdb_edit(json_t *db, const json_t *req, int *status, char *err, size_
                                                               "account")),
                       .res = json_pack("{s:[], s:[]}", "entities", "assocs"),
                       .err = err, .errlen = errlen };
-    int rc = !e.ent || !op ? edit_bad(&e, " Unknown entity")
+    const char *ent = json_string_value(json_object_get(req, "entity"));
+    bool coord = ent && !strcmp(ent, "coordinator");
+    int rc = (!e.ent && !coord) || !op ? edit_bad(&e, " Unknown entity")
            : e.names && !json_is_array(e.names) ? edit_bad(&e, " Malformed names")
            : parse_sets(&e, json_object_get(req, "set"));
     if (rc == 0)

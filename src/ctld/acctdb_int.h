@@ -22,7 +22,7 @@ int acctdb_set(const json_t *db, json_t *obj, const struct acct_set *s, char *er
 /* One sacctmgr add, modify or delete in progress (acctdb_edit.c). */
 struct edit {
     json_t *db;
-    unsigned ent;          /* AK_ACCOUNT, AK_USER or AK_QOS */
+    unsigned ent;          /* AK_ACCOUNT, AK_USER, AK_QOS or 0: coordinators */
     struct acct_set *sets;
     size_t nsets;
     json_t *names, *accounts;   /* the objects; a user's accounts (where/Account=) */
@@ -39,5 +39,8 @@ bool edit_wanted(const json_t *list, const char *name);
 
 /* acctdb_delete.c */
 int edit_delete(struct edit *e);
+/* acctdb_coord.c: add (or remove) the named users as coordinators of the
+ * accounts. */
+int edit_coord(struct edit *e, bool add);
 
 #endif

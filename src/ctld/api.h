@@ -12,11 +12,18 @@ struct job;
 #define API_MSG_DENIED "Access/permission denied"
 /* The job named by the path's {} segment; NULL once an error is answered. */
 struct job *api_path_job(struct http_req *r);
-/* May the caller act on a job of owner's: root or the owner. */
-bool api_may_act(const struct http_req *r, uid_t owner);
+/* May the caller act on the job (cancel, hold, release, requeue, update):
+ * root, its owner, or a coordinator of its account (sacctmgr add
+ * coordinator). */
+bool api_may_act(const struct http_req *r, const struct job *j);
+/* Is the caller root or the job's owner: steps and the batch script are
+ * theirs alone. */
+bool api_is_owner(const struct http_req *r, const struct job *j);
 /* api_path_job's job when the caller may act on it; else NULL, answered
  * (404, or 403 Access/permission denied). */
 struct job *api_path_own_job(struct http_req *r);
+/* The same for its owner (or root) only. */
+struct job *api_path_owner_job(struct http_req *r);
 /* The body's "signal": 0 when absent, 1..64, or -1 when it is none
  * (the caller answers 400 "Invalid signal"). */
 int api_signal_arg(const json_t *body);

@@ -3,7 +3,8 @@
  * accounting database (acctdb.h) with the associations in Slurm's order,
  * those jobs made up without the database included; POST /v1/acctdb is one
  * add, modify or delete (acctdb_edit), open to root, SlurmUser and users of
- * AdminLevel Operator or Administrator, stored before the answer. With
+ * AdminLevel Operator or Administrator (and to an account's coordinators
+ * for its users' associations), stored before the answer. With
  * "dry_run" it answers what would change and changes nothing: sacctmgr
  * shows that before it asks to commit.
  */
@@ -12,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/acct_keys.h"
 #include "common/conf.h"
 #include "common/slurm_errno.h"
 #include "common/xmalloc.h"
@@ -98,7 +100,40 @@ static void reply_stored(void *arg)
     free(st);
 }
 
-static bool may_edit(const struct ctld *c, uid_t uid)
+/* A coordinator may add and delete associations of existing users in the
+ * accounts it coordinates (Account= or where account=), nothing else. */
+static bool coordinator_may(const json_t *db, const char *who, const json_t *req)
+{
+    const char *op = json_string_value(json_object_get(req, "op"));
+    const char *ent = json_string_value(json_object_get(req, "entity"));
+    json_t *accts = json_deep_copy(json_object_get(json_object_get(req, "where"), "account"));
+    size_t i;
+    json_t *v;
+    bool ok = op && ent && strcmp(op, "modify") && !strcmp(ent, "user");
+    if (!accts)
+        accts = json_array();
+    json_array_foreach(json_object_get(req, "set"), i, v) {
+        const char *w = json_string_value(json_array_get(v, 0));
+        const char *t = json_string_value(json_array_get(v, 2));
+        const struct acct_key *k = w ? acct_key_find(w, strlen(w), AK_USER) : NULL;
+        if (!k || strcmp(k->name, "Account") || !t) {
+            ok = false;
+            break;
+        }
+        json_t *list = acct_value_parse(k, t, NULL, 0);
+        json_array_extend(accts, list);
+        json_decref(list);
+    }
+    ok = ok && json_array_size(accts) > 0;
+    json_array_foreach(accts, i, v)
+        ok = ok && acctdb_coordinates(db, who, json_string_value(v));
+    json_array_foreach(json_object_get(req, "names"), i, v)
+        ok = ok && json_object_get(json_object_get(db, "users"), json_string_value(v));
+    json_decref(accts);
+    return ok;
+}
+
+static bool may_edit(const struct ctld *c, uid_t uid, const json_t *req)
 {
     if (uid == 0)
         return true;
@@ -107,15 +142,17 @@ static bool may_edit(const struct ctld *c, uid_t uid)
     if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res)
         return false;
     const char *su = c->conf->slurm_user;
+    const json_t *db = prio_get(c)->db;
     if (su && !strcmp(su, pw.pw_name))
         return true;
-    return strcmp(acctdb_admin_level(prio_get(c)->db, pw.pw_name), "None") != 0;
+    return strcmp(acctdb_admin_level(db, pw.pw_name), "None") != 0 ||
+           coordinator_may(db, pw.pw_name, req);
 }
 
 void api_acctdb_edit(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    if (!may_edit(c, r->who.uid)) {
+    if (!may_edit(c, r->who.uid, r->body)) {
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return;
     }

@@ -1,14 +1,18 @@
 /*
  * api_check: the checks every job request shares, written once: which job
- * the path names, whether the caller may act on it (root or its owner, as
- * Slurm's rule for cancel, hold, update and steps), a signal argument, and
+ * the path names, whether the caller may act on it (root, its owner or a
+ * coordinator of its account, as Slurm's rule for cancel, hold, update and
+ * steps), a signal argument, and
  * the plain answer sent once a change is committed.
  */
+#include <pwd.h>
 #include <stdlib.h>
 
 #include "common/slurm_errno.h"
 #include "ctld/api.h"
+#include "ctld/acctdb.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 
 struct job *api_path_job(struct http_req *r)
 {
@@ -22,19 +26,41 @@ struct job *api_path_job(struct http_req *r)
     return j;
 }
 
-bool api_may_act(const struct http_req *r, uid_t owner)
+bool api_is_owner(const struct http_req *r, const struct job *j)
 {
-    return r->who.uid == 0 || r->who.uid == owner;
+    return r->who.uid == 0 || r->who.uid == j->uid;
 }
 
-struct job *api_path_own_job(struct http_req *r)
+bool api_may_act(const struct http_req *r, const struct job *j)
+{
+    if (api_is_owner(r, j))
+        return true;
+    char buf[1024];
+    struct passwd pw, *res = NULL;
+    const struct ctld *c = r->ctx;
+    return getpwuid_r(r->who.uid, &pw, buf, sizeof buf, &res) == 0 && res &&
+           acctdb_coordinates(prio_get(c)->db, pw.pw_name, prio_job_account(c, j));
+}
+
+static struct job *path_job_if(struct http_req *r,
+                               bool (*may)(const struct http_req *, const struct job *))
 {
     struct job *j = api_path_job(r);
-    if (j && !api_may_act(r, j->uid)) {
+    if (j && !may(r, j)) {
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return NULL;
     }
     return j;
+}
+
+struct job *api_path_own_job(struct http_req *r)
+{
+    return path_job_if(r, api_may_act);
+}
+
+struct job *api_path_owner_job(struct http_req *r)
+{
+    return path_job_if(r, api_is_owner);
 }
 
 int api_signal_arg(const json_t *body)

@@ -324,7 +324,7 @@ void api_show(struct http_req *r)
     char *want = http_query_get(r, "script");
     char *script = NULL;
     json_t *env = NULL;
-    if (want && strcmp(want, "1") == 0 && api_may_act(r, j->uid) &&
+    if (want && strcmp(want, "1") == 0 && api_is_owner(r, j) &&
         store_job_script_get(c->store, j->id, &script, &env) == 0) {
         json_object_set_new(o, "script", json_string(script));
         json_object_set_new(o, "environment", env);
@@ -388,7 +388,7 @@ static const char *cancel_refusal(struct ctld *c, struct job *j, const struct ht
         *code = ESLURM_INVALID_JOB_ID;
         return "Invalid job id specified";
     }
-    if (!api_may_act(r, j->uid)) {
+    if (!api_may_act(r, j)) {
         *code = ESLURM_ACCESS_DENIED;
         return API_MSG_DENIED;
     }

@@ -367,7 +367,7 @@ bool array_cancel_request(struct http_req *r)
                         sig_to_of(r->body), 0, 0 };
     if (bad || !meta || !meta->array || meta->array_job_id != meta->id)
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
-    else if (!api_may_act(r, meta->uid))
+    else if (!api_may_act(r, meta))
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
     else if (x.sig < 0)
         http_reply_error(r, 400, SLURM_ERROR, "Invalid signal");

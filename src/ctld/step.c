@@ -294,7 +294,7 @@ static bool job_runs(struct http_req *r, const struct job *j)
 void api_step_create(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_own_job(r);
+    struct job *j = api_path_owner_job(r);
     if (!j)
         return;
     if (!job_runs(r, j))
@@ -343,7 +343,7 @@ void step_signal_all(struct ctld *c, const struct job *j, int sig, size_t skip_n
 void api_alloc_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_own_job(r);
+    struct job *j = api_path_owner_job(r);
     if (!j)
         return;
     json_t *code = json_object_get(r->body, "exit_code");
@@ -373,7 +373,7 @@ static const char *step_end_state(int code, int sig, bool cancelled)
 void api_step_complete(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_own_job(r);
+    struct job *j = api_path_owner_job(r);
     if (!j)
         return;
     int code = (int)json_integer_value(json_object_get(r->body, "exit_code"));
@@ -405,7 +405,7 @@ void api_step_complete(struct http_req *r)
 void api_step_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_own_job(r);
+    struct job *j = api_path_owner_job(r);
     if (!j || !job_runs(r, j))
         return;
     char *end;

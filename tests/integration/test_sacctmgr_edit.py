@@ -163,6 +163,36 @@ def test_delete(mcluster):
     assert qos == "normal|\n", "a deleted QOS leaves the associations"
 
 
+def test_coordinator(mcluster, workdir):
+    """A coordinator of an account adds existing users there (and in its
+    sub-accounts) and cancels their jobs there; nothing else."""
+    c = mcluster
+    mgr(c, "-i", "modify", "user", "herdtest1", "set", "adminlevel=None")
+    mgr(c, "-i", "add", "user", "herdtest2", "account=phys", check=False)
+    cp = mgr(c, "-i", "add", "coordinator", "account=phys", "names=herdtest1")
+    assert lines(cp.stdout) == [" Adding Coordinator User(s)", "  herdtest1",
+                                " To Account(s) and all sub-accounts", "  phys"]
+    rows = lines(mgr(c, "-P", "-n", "show", "user", "herdtest1", "withcoord").stdout)
+    assert rows[0].split("|")[-1].split(",") == ["phys", "chem"], rows
+    cp = mgr(c, "-i", "add", "user", "herdtest2", "account=chem", user="herdtest1")
+    assert "  U = herdtest2 A = chem       C = herd      " in lines(cp.stdout)
+    cp = mgr(c, "-i", "add", "user", "herdtest2", "account=root", user="herdtest1",
+             check=False)
+    assert cp.returncode == 1 and "Access/permission denied" in cp.stderr
+    theirs = c.sbatch(["--hold", "-A", "chem"], cwd=workdir, script="#!/bin/sh\ntrue\n",
+                      user="herdtest2")
+    other = c.sbatch(["--hold", "-A", "root"], cwd=workdir, script="#!/bin/sh\ntrue\n",
+                     user="herdtest2")
+    c.run(["scancel", str(theirs)], user="herdtest1")
+    c.wait_state(theirs, "CANCELLED")
+    cp = c.run(["scancel", str(other)], user="herdtest1", check=False)
+    assert cp.returncode != 0 and "Access/permission denied" in cp.stderr
+    c.run(["scancel", str(other)])
+    cp = mgr(c, "-i", "delete", "coordinator", "account=phys", "names=herdtest1")
+    assert lines(cp.stdout)[-2:] == [" Removed Coordinators (sub accounts not listed)...",
+                                     "  U = herdtest1 A = phys      "]
+
+
 def test_database_survives_controller_kill(mcluster):
     c = mcluster
     before = mgr(c, "-P", "show", "assoc").stdout

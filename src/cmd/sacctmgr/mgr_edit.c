@@ -22,7 +22,8 @@
 #include "common/xmalloc.h"
 
 static const char *const entity_word[] = { [E_USER] = "user", [E_ACCOUNT] = "account",
-                                           [E_ASSOC] = "assoc", [E_QOS] = "qos" };
+                                           [E_ASSOC] = "assoc", [E_QOS] = "qos",
+                                           [E_COORD] = "coordinator" };
 
 struct out {
     const struct mgr *m;
@@ -182,6 +183,28 @@ static void assoc_line(const struct out *o, const json_t *a, bool deleting)
         printf("  C = %-10.10s A = %-20.20s U = %-9.9s\n", o->cluster, acct, u);
 }
 
+/* Slurm's words for coordinators added or removed. */
+static void print_coord(const struct out *o, bool add)
+{
+    size_t i;
+    json_t *a;
+    json_t *accts = json_array();
+    json_array_foreach(o->assocs, i, a)
+        if (!json_array_size(accts) || strcmp(jget_str(a, "account", ""),
+            json_string_value(json_array_get(accts, json_array_size(accts) - 1))))
+            json_array_append(accts, json_object_get(a, "account"));
+    printf(add ? " Adding Coordinator User(s)\n" : " Removing Coordinators with user name\n");
+    names(o->ents);
+    printf(add ? " To Account(s) and all sub-accounts\n" : " From Account(s)\n");
+    names(accts);
+    json_decref(accts);
+    if (add)
+        return;
+    printf(" Removed Coordinators (sub accounts not listed)...\n");
+    json_array_foreach(o->assocs, i, a)
+        printf("  U = %-9.9s A = %-10.10s\n", jget_str(a, "user", ""), jget_str(a, "account", ""));
+}
+
 static void print_change(const struct out *o, const char *op)
 {
     bool del = !strcmp(op, "delete");
@@ -213,7 +236,9 @@ static bool print_result(const struct mgr *m, const char *op, const json_t *res,
                : !strcmp(op, "delete") ? " Nothing deleted\n" : " Nothing modified\n");
         return false;
     }
-    if (strcmp(op, "add"))
+    if (m->what == E_COORD)
+        print_coord(&o, !strcmp(op, "add"));
+    else if (strcmp(op, "add"))
         print_change(&o, op);
     else if (m->what == E_ACCOUNT)
         print_add_account(&o);
@@ -251,7 +276,8 @@ static json_t *as_asked(const struct mgr *m)
 static void denied(const struct mgr *m, const char *op, const char *cluster)
 {
     static const char *const what[] = { [E_USER] = "users", [E_ACCOUNT] = "accounts",
-                                        [E_ASSOC] = "associations", [E_QOS] = "QOS" };
+                                        [E_ASSOC] = "associations", [E_QOS] = "QOS",
+                                        [E_COORD] = "coordinators" };
     if (strcmp(op, "add")) {
         fprintf(stderr, "sacctmgr: error: Your user doesn't have privilege to perform this "
                         "action\n Error with request: Access/permission denied\n");

@@ -17,7 +17,7 @@
 #include "common/xmalloc.h"
 
 enum src { S_CLUSTER, S_UNAME, S_ANAME, S_QNAME, S_USER, S_ACCT, S_ASSOC, S_QOS, S_CONST,
-           S_LEGACY };
+           S_LEGACY, S_COORD };
 
 struct col {
     const char *header;    /* as the header shows it and format= names it */
@@ -61,6 +61,7 @@ static const struct col assoc_cols[] = {
     { "GrpCPUs", 8, "", S_LEGACY, "GrpTRES", "cpu" },
     { "GrpMem", 7, "", S_LEGACY, "GrpTRES", "mem" },
     { "GrpCPUMins", 11, "", S_LEGACY, "GrpTRESMins", "cpu" },
+    { "Coord Accounts", 20, "Coordinators,CoordAccounts", S_COORD, NULL, NULL },
 };
 
 static const struct col qos_cols[] = {
@@ -219,6 +220,43 @@ static char *keyed(const json_t *obj, const char *key, unsigned ent)
     return k ? acct_value_format(k, json_object_get(obj, key)) : xstrdup("");
 }
 
+/* Does user coordinate account (or an account above it)? */
+static bool coordinates(const json_t *db, const char *user, const char *account)
+{
+    for (int depth = 0; account && depth < 64; depth++) {
+        const json_t *a = json_object_get(json_object_get(db, "accounts"), account);
+        size_t i;
+        json_t *u;
+        json_array_foreach(json_object_get(a, "coordinators"), i, u)
+            if (!strcmp(json_string_value(u), user))
+                return true;
+        const char *parent = NULL;
+        json_array_foreach(json_object_get(db, "assocs"), i, u)
+            if (!json_object_get(u, "user") &&
+                !strcmp(json_string_value(json_object_get(u, "account")), account))
+                parent = json_string_value(json_object_get(u, "Parent"));
+        account = parent;
+    }
+    return false;
+}
+
+/* A user's row: the accounts it coordinates; an account's: its coordinators. */
+static char *coords(const json_t *db, const struct row *r)
+{
+    const json_t *table = json_object_get(db, r->uname ? "accounts" : "users");
+    char *out = xstrdup("");
+    const char *name;
+    json_t *x;
+    json_object_foreach((json_t *)table, name, x) {
+        if (!(r->uname ? coordinates(db, r->uname, name) : coordinates(db, name, r->aname)))
+            continue;
+        char *prev = out;
+        out = xasprintf("%s%s%s", prev, *prev ? "," : "", name);
+        free(prev);
+    }
+    return out;
+}
+
 static char *value(const struct view *v, const struct col *c, const struct row *r)
 {
     switch (c->src) {
@@ -232,6 +270,7 @@ static char *value(const struct view *v, const struct col *c, const struct row *
     case S_ACCT: return keyed(r->acct, c->key, AK_ACCOUNT);
     case S_ASSOC: return keyed(r->assoc, c->key, AK_ACCOUNT | AK_USER);
     case S_QOS: return keyed(r->qos, c->key, AK_QOS);
+    case S_COORD: return coords(v->db, r);
     }
     return xstrdup("");
 }
@@ -358,7 +397,8 @@ int mgr_show(struct mgr *m)
     const char *cols = m->format ? m->format : defaults[m->what][m->with_assoc ? 1 : 0];
     if (!cols)
         cols = defaults[m->what][0];
-    if (add_cols(&v, cols, m->format != NULL) < 0)
+    if (add_cols(&v, cols, m->format != NULL) < 0 ||
+        (m->with_coord && !m->format && add_cols(&v, "Coord Accounts", false) < 0))
         return 1;
     int status = client_call(PROG, "GET", PATH_ACCTDB, NULL, &answer, err, sizeof err);
     if (status != 200) {

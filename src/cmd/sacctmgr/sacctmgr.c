@@ -51,6 +51,8 @@ static int entity_of(const char *w, enum entity *e)
         *e = E_ASSOC;
     else if (word_is(w, "qos", 3))
         *e = E_QOS;
+    else if (word_is(w, "coordinators", 5))
+        *e = E_COORD;
     else
         return -1;
     return 0;
@@ -77,7 +79,7 @@ static void add_where(struct mgr *m, const char *key, const char *list)
 static int condition(struct mgr *m, const char *k, size_t n, const char *v)
 {
     bool user = word_is2(k, n, "users", 4), acct = word_is2(k, n, "accounts", 3);
-    if (word_is2(k, n, "names", 4) || (user && m->what == E_USER) ||
+    if (word_is2(k, n, "names", 4) || (user && (m->what == E_USER || m->what == E_COORD)) ||
         (acct && m->what == E_ACCOUNT))
         add_list(m->names, v);
     else if (user || acct)
@@ -123,7 +125,7 @@ static int setting(struct mgr *m, const char *k, size_t n, const char *v)
 
 static int parse_words(struct mgr *m, const char *verb, int argc, char **argv)
 {
-    bool set = !strcmp(verb, "add");
+    bool set = !strcmp(verb, "add") && m->what != E_COORD;   /* coordinator: all conditions */
     for (int i = 0; i < argc; i++) {
         const char *w = argv[i], *eq = strchr(w, '=');
         if (!strcasecmp(w, "where") || !strcasecmp(w, "set")) {
@@ -131,6 +133,7 @@ static int parse_words(struct mgr *m, const char *verb, int argc, char **argv)
         } else if (!strcasecmp(w, "withassoc") || !strcasecmp(w, "withcoord") ||
                    !strcasecmp(w, "tree") || !strcasecmp(w, "withdeleted")) {
             m->with_assoc |= !strcasecmp(w, "withassoc");
+            m->with_coord |= !strcasecmp(w, "withcoord");
         } else if (!eq) {
             add_list(m->names, w);
         } else if (word_is2(w, (size_t)(eq - w), "format", 6)) {
@@ -178,7 +181,9 @@ int cmd_sacctmgr(int argc, char **argv)
         fprintf(stderr, " Unknown option: %s\n", first + 1 < argc ? argv[first + 1]
                                                   : first < argc ? argv[first] : "");
     } else if (parse_words(&m, verb, argc - first - 2, argv + first + 2) == 0) {
-        rc = !strcmp(verb, "show") ? mgr_show(&m) : mgr_edit(&m, verb);
+        rc = strcmp(verb, "show") ? mgr_edit(&m, verb)
+           : m.what == E_COORD ? (fprintf(stderr, " Use 'show user withcoord'\n"), 1)
+                               : mgr_show(&m);
     }
     json_decref(m.names);
     json_decref(m.where);

@@ -13,11 +13,11 @@
 
 #define PROG "sacctmgr"
 
-enum entity { E_USER, E_ACCOUNT, E_ASSOC, E_QOS };
+enum entity { E_USER, E_ACCOUNT, E_ASSOC, E_QOS, E_COORD };
 
 struct mgr {
     enum entity what;
-    bool noheader, with_assoc, immediate;
+    bool noheader, with_assoc, with_coord, immediate;
     int parsable;          /* 0, 1 (-p), 2 (-P) */
     json_t *names;         /* the objects named (bare words, name=, user=, account=) */
     json_t *where;         /* other conditions: {"account": [...], "user": [...]} */
