@@ -52,11 +52,17 @@ static size_t table_get(struct limit_table *t, json_t *index, const struct limit
     return i;
 }
 
-static void count_running(struct limit_table *t, size_t i, const struct job *j)
+/* A running job counts what it holds, and the run-minutes left to it. */
+static void count_running(struct limit_table *t, size_t i, const struct job *j, int64_t now)
 {
-    struct sched_tres tr;
-    sched_job_tres(&j->req, &tr);
-    int64_t v[SCHED_RES_N] = { 1, tr.cpus, tr.mem_mb, tr.nodes, tr.gpus, 0 };
+    int64_t v[SCHED_RES_N];
+    sched_job_amounts(&j->req, v);
+    if (j->time_limit >= 0) {
+        int64_t left = (j->start_time + j->time_limit * 60 - now + 59) / 60;
+        left = left > 0 ? left : 0;
+        v[SCHED_RES_CPU_MIN] = v[SCHED_RES_CPU] * left;
+        v[SCHED_RES_GPU_MIN] = v[SCHED_RES_GPU] * left;
+    }
     struct sched_limit *l = &t->lim[i];
     for (int r = 0; r < SCHED_RES_WALL; r++)
         if (l->left[r] >= 0)
@@ -74,6 +80,7 @@ struct walk {
     json_t *index;
     const struct job *j;
     bool running;
+    int64_t now;
 };
 
 static void on_limit(const struct limit_src *src, void *arg)
@@ -81,7 +88,7 @@ static void on_limit(const struct limit_src *src, void *arg)
     struct walk *w = arg;
     size_t i = table_get(w->t, w->index, src);
     if (w->running) {
-        count_running(w->t, i, w->j);
+        count_running(w->t, i, w->j, w->now);
         return;
     }
     struct limit_table *t = w->t;
@@ -97,7 +104,7 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
     if (!(c->conf->acct_enforce & (ENFORCE_LIMITS | ENFORCE_SAFE)))
         return;
     struct limit_table *t = &s->limits;
-    struct walk w = { t, json_object(), NULL, true };
+    struct walk w = { t, json_object(), NULL, true, s->now };
     const struct job *j;
     JOB_FOREACH(c, j)
         if (j->state == JOB_RUNNING) {

@@ -67,12 +67,11 @@ static void never_fits(const struct limit_src *src, void *arg)
 {
     struct admit *a = arg;
     struct sched_limit l;
-    struct sched_tres t;
+    int64_t v[SCHED_RES_N];
     for (int r = 0; r < SCHED_RES_N; r++)
         l.left[r] = l.per_job[r] = -1;
     limits_caps(src, &l);
-    sched_job_tres(&a->j->req, &t);
-    int64_t v[SCHED_RES_N] = { 1, t.cpus, t.mem_mb, t.nodes, t.gpus, a->j->time_limit };
+    sched_job_amounts(&a->j->req, v);
     for (int r = 0; r < SCHED_RES_N && !a->why; r++) {
         bool over = (l.per_job[r] >= 0 && (v[r] > l.per_job[r] || v[r] < 0)) ||
                     (r != SCHED_RES_WALL && l.left[r] >= 0 && v[r] > l.left[r]);

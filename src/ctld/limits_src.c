@@ -30,6 +30,15 @@ static void tres_into(const json_t *tres, int64_t out[SCHED_RES_N])
     }
 }
 
+static void run_mins_into(const json_t *tres, int64_t out[SCHED_RES_N])
+{
+    json_t *cpu = json_object_get(tres, "cpu"), *gpu = json_object_get(tres, "gres/gpu");
+    if (json_is_integer(cpu))
+        out[SCHED_RES_CPU_MIN] = json_integer_value(cpu);
+    if (json_is_integer(gpu))
+        out[SCHED_RES_GPU_MIN] = json_integer_value(gpu);
+}
+
 static void count_into(const json_t *v, int64_t *out)
 {
     if (json_is_integer(v))
@@ -52,6 +61,7 @@ void limits_caps(const struct limit_src *src, struct sched_limit *l)
     case LK_ASSOC_GROUP:
         tres_into(json_object_get(o, "GrpTRES"), l->left);
         count_into(json_object_get(o, "GrpJobs"), &l->left[SCHED_RES_JOBS]);
+        run_mins_into(json_object_get(o, "GrpTRESRunMins"), l->left);
         break;
     case LK_QOS_JOB:
         tres_into(json_object_get(o, "MaxTRESPerJob"), l->per_job);
@@ -72,7 +82,7 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
         fn(&(struct limit_src){ LK_QOS_USER, qos, j->user_name, q }, arg);
     if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount"))
         fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
-    if (has(q, "GrpTRES", "GrpJobs"))
+    if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", NULL))
         fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
     if (has(q, "MaxTRESPerJob", "MaxWall"))
         fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
@@ -90,7 +100,7 @@ static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const st
         for (size_t k = 0; k < sizeof inherited / sizeof *inherited; k++)
             if (!json_object_get(mine, inherited[k]) && json_object_get(o, inherited[k]))
                 json_object_set(mine, inherited[k], json_object_get(o, inherited[k]));
-        if (has(o, "GrpTRES", "GrpJobs"))
+        if (has(o, "GrpTRES", "GrpJobs") || has(o, "GrpTRESRunMins", NULL))
             fn(&(struct limit_src){ LK_ASSOC_GROUP, as->a[i].account, as->a[i].user, o }, arg);
     }
     if (json_object_size(mine))

@@ -10,21 +10,24 @@
 #include "ctld/ctld.h"
 #include "ctld/limits.h"
 
-/* By kind, then resource: jobs, cpu, mem, node, gpu, wall. */
+/* By kind, then resource: jobs, cpu, mem, node, gpu, cpu and gpu run
+ * minutes, wall. */
 static const char *const names[][SCHED_RES_N] = {
     [LK_QOS_USER] = { "QOSMaxJobsPerUserLimit", "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
-                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", NULL },
+                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", NULL, NULL, NULL },
     [LK_QOS_ACCOUNT] = { "MaxJobsPerAccount", "MaxCpuPerAccount", "MaxMemoryPerAccount",
-                         "MaxNodePerAccount", "MaxGRESPerAccount", NULL },
+                         "MaxNodePerAccount", "MaxGRESPerAccount", NULL, NULL, NULL },
     [LK_QOS_GROUP] = { "QOSGrpJobsLimit", "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
-                       "QOSGrpGRES", NULL },
+                       "QOSGrpGRES", "QOSGrpCPURunMinutesLimit", "QOSGrpGRESRunMinutes",
+                       NULL },
     [LK_QOS_JOB] = { NULL, "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob",
-                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob",
+                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob", NULL, NULL,
                      "QOSMaxWallDurationPerJobLimit" },
     [LK_ASSOC_GROUP] = { "AssocGrpJobsLimit", "AssocGrpCpuLimit", "AssocGrpMemLimit",
-                         "AssocGrpNodeLimit", "AssocGrpGRES", NULL },
+                         "AssocGrpNodeLimit", "AssocGrpGRES", "AssocGrpCPURunMinutesLimit",
+                         "AssocGrpGRESRunMinutes", NULL },
     [LK_ASSOC_USER] = { "AssocMaxJobsLimit", "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob",
-                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob",
+                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob", NULL, NULL,
                         "AssocMaxWallDurationPerJobLimit" },
 };
 
@@ -34,10 +37,11 @@ const char *limits_reason_name(const struct limit_info *li, enum sched_res r)
     return n ? n : "AccountingPolicy";
 }
 
-static const char *const res_words[SCHED_RES_N] = { "running jobs", "CPUs", "MB of memory",
-                                                    "nodes", "GPUs", "minutes" };
+static const char *const res_words[SCHED_RES_N] = {
+    "running jobs", "CPUs", "MB of memory", "nodes", "GPUs",
+    "CPU-minutes left to running jobs", "GPU-minutes left to running jobs", "minutes" };
 static const char *const tres_names[SCHED_RES_N] = { NULL, "cpu", "mem", "node", "gres/gpu",
-                                                     NULL };
+                                                     "cpu", "gres/gpu", NULL };
 
 /* "per user by QOS normal (MaxTRESPerUser=gres/gpu=4)" and the like. */
 static void whose(const struct limit_info *li, enum sched_res r, char *buf, size_t n)
@@ -56,7 +60,9 @@ static void whose(const struct limit_info *li, enum sched_res r, char *buf, size
     else
         snprintf(val, sizeof val, "%lld", (long long)li->cap[r]);
     const char *key = r == SCHED_RES_JOBS ? jobs_key[li->kind]
-                    : r == SCHED_RES_WALL ? "MaxWall" : tres_key[li->kind];
+                    : r == SCHED_RES_WALL ? "MaxWall"
+                    : r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN ? "GrpTRESRunMins"
+                    : tres_key[li->kind];
     bool qos = li->kind <= LK_QOS_JOB;
     const char *per = li->kind == LK_QOS_USER ? "per user " : li->kind == LK_QOS_ACCOUNT
                     ? "per account " : li->kind == LK_QOS_JOB || li->kind == LK_ASSOC_USER
@@ -88,9 +94,8 @@ char *limits_reason_text(const struct limit_table *t, size_t i, enum sched_res r
     if (r == SCHED_RES_WALL)
         return xasprintf("its time limit is over the %lld minutes allowed %s", (long long)cap,
                          by);
-    struct sched_tres tr;
-    sched_job_tres(&j->req, &tr);
-    int64_t ask[SCHED_RES_N] = { 1, tr.cpus, tr.mem_mb, tr.nodes, tr.gpus, 0 };
+    int64_t ask[SCHED_RES_N];
+    sched_job_amounts(&j->req, ask);
     if (li->kind == LK_QOS_JOB || (li->kind == LK_ASSOC_USER && r != SCHED_RES_JOBS))
         return xasprintf("it asks for %lld %s, over the %lld allowed %s", (long long)ask[r],
                          res_words[r], (long long)cap, by);

@@ -3,6 +3,7 @@
  * the running jobs leave of each, lowered as the pass starts jobs, so no
  * pass starts more than a limit allows however many jobs it starts.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,16 +22,21 @@ void sched_job_tres(const struct sched_job *j, struct sched_tres *out)
     *out = (struct sched_tres){ cpus, mem, nodes, gpus };
 }
 
-static void job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
+#define RUN_MIN_UNBOUNDED (INT64_MAX / 4)
+
+void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
 {
     struct sched_tres t;
     sched_job_tres(j, &t);
+    int64_t m = j->time_limit_min;
     v[SCHED_RES_JOBS] = 1;
     v[SCHED_RES_CPU] = t.cpus;
     v[SCHED_RES_MEM] = t.mem_mb;
     v[SCHED_RES_NODE] = t.nodes;
     v[SCHED_RES_GPU] = t.gpus;
-    v[SCHED_RES_WALL] = j->time_limit_min;
+    v[SCHED_RES_CPU_MIN] = m < 0 ? RUN_MIN_UNBOUNDED : t.cpus * m;
+    v[SCHED_RES_GPU_MIN] = m < 0 ? (t.gpus ? RUN_MIN_UNBOUNDED : 0) : t.gpus * m;
+    v[SCHED_RES_WALL] = m;
 }
 
 void sched_limits_init(struct sched_limits *l, const struct sched_input *in)
@@ -53,7 +59,7 @@ bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
     int64_t v[SCHED_RES_N];
     if (!j->nlimits)
         return true;
-    job_amounts(j, v);
+    sched_job_amounts(j, v);
     for (size_t k = 0; k < j->nlimits; k++) {
         uint32_t i = j->limits[k];
         if (i >= l->n)
@@ -75,7 +81,7 @@ bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
 void sched_limits_take(struct sched_limits *l, const struct sched_job *j)
 {
     int64_t v[SCHED_RES_N];
-    job_amounts(j, v);
+    sched_job_amounts(j, v);
     for (size_t k = 0; k < j->nlimits; k++) {
         uint32_t i = j->limits[k];
         for (int r = 0; i < l->n && r < SCHED_RES_WALL; r++)

@@ -74,10 +74,12 @@ struct sched_running {
     int64_t end_time;              /* expected end (start + time limit); < 0 unknown */
 };
 
-/* What a limit counts. WALL is a time limit's minutes, per job only. */
+/* What a limit counts. CPU_MIN and GPU_MIN are run-minutes (what a job
+ * holds times its time limit; a running job counts what is left of it).
+ * WALL, last, is a time limit's minutes, per job only. */
 enum sched_res {
-    SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU, SCHED_RES_WALL,
-    SCHED_RES_N
+    SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU,
+    SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL, SCHED_RES_N
 };
 
 /* A limit jobs count against (a QOS's or an association's: per user, per
@@ -124,6 +126,9 @@ struct sched_job {
 };
 
 void sched_job_tres(const struct sched_job *j, struct sched_tres *out);
+/* What the job counts against a limit of each kind (a time limit of
+ * UNLIMITED asks for unbounded run-minutes). */
+void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N]);
 
 /* How a pass orders and starts jobs. FIFO is the main scheduler alone:
  * strict priority order per partition, nothing jumps a blocked job. The

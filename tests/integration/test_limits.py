@@ -43,7 +43,7 @@ def clean(lcluster):
     yield lcluster
     lcluster.cancel_all()
     mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
-        "MaxSubmitJobsPerUser=-1", "MaxWall=-1")
+        "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1")
     mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
 
 
@@ -110,6 +110,21 @@ def test_account_group_limit(clean, workdir):
     free = c.sbatch(["-G", "2", "-t", "5", "-A", "lab"], cwd=workdir, script=SLEEP,
                     user="herdtest2")
     c.wait_state(free, "RUNNING")
+
+
+def test_run_minutes(clean, workdir):
+    """GrpTRESRunMins counts GPUs times the minutes left to running jobs."""
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "GrpTRESRunMins=gres/gpu=20")
+    first = c.sbatch(["-G", "1", "-t", "10"], cwd=workdir, script=SLEEP, user="herdtest1")
+    c.wait_state(first, "RUNNING")
+    second = c.sbatch(["-G", "1", "-t", "15"], cwd=workdir, script=SLEEP, user="herdtest2")
+    wait_for(lambda: reason(c, second) == "QOSGrpGRESRunMinutes", 15, "the run-minutes limit")
+    short = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest2")
+    c.wait_state(short, "RUNNING")
+    cp = c.run(["sbatch", "-G", "1", "-t", "30", "--wrap", "true"], user="herdtest1",
+               cwd=workdir, check=False)
+    assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), "30 GPU-minutes never fit"
 
 
 def test_no_association_refused(lcluster, workdir):
