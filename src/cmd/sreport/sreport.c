@@ -12,6 +12,7 @@
 #include <strings.h>
 
 #include "client/client.h"
+#include "client/clock.h"
 #include "client/pasttime.h"
 #include "cmd/cmds.h"
 #include "cmd/sreport/sreport.h"
@@ -102,7 +103,7 @@ static void add_list(json_t **to, const char *list)
  * one cluster there is. */
 static int parse_conditions(struct sreport *r, int argc, char **argv)
 {
-    time_t now = time(NULL);
+    time_t now = (time_t)client_now();
     for (int i = 0; i < argc; i++) {
         const char *eq = strchr(argv[i], '=');
         char key[32];
@@ -130,7 +131,7 @@ static int parse_conditions(struct sreport *r, int argc, char **argv)
 static void set_period(struct sreport *r, bool start_given)
 {
     struct tm tm;
-    time_t now = time(NULL);
+    time_t now = (time_t)client_now();
     if (!start_given) {
         localtime_r(&now, &tm);
         tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
