@@ -484,7 +484,7 @@ static const struct key_def part_keys[] = {
     { "OverTimeLimit", NULL, 0 }, { "PowerDownOnIdle", NULL, 0 }, { "PreemptMode", NULL, 0 },
     { "Priority", NULL, 0 },
     { "PriorityJobFactor", set_int, P(p.priority_job_factor) }, { "PriorityTier", NULL, 0 },
-    { "QOS", NULL, 0 }, { "ReqResv", NULL, 0 }, { "ResumeTimeout", NULL, 0 },
+    { "QOS", set_opt_str, P(p.qos) }, { "ReqResv", NULL, 0 }, { "ResumeTimeout", NULL, 0 },
     { "RootOnly", NULL, 0 }, { "SelectTypeParameters", NULL, 0 }, { "Shared", NULL, 0 },
     { "State", set_part_state, P(p) }, { "SuspendTime", NULL, 0 },
     { "SuspendTimeout", NULL, 0 },
@@ -746,6 +746,7 @@ static void part_tmp_free(struct part_tmp *pt)
     free(pt->p.name);
     free(pt->nodes_expr);
     free(pt->p.tres_billing_weights);
+    free(pt->p.qos);
 }
 
 static void part_tmp_copy(struct part_tmp *dst, const struct part_tmp *src)
@@ -753,6 +754,7 @@ static void part_tmp_copy(struct part_tmp *dst, const struct part_tmp *src)
     *dst = *src;
     dst->p.name = xstrdup(src->p.name);
     dst->p.tres_billing_weights = xstrdup(src->p.tres_billing_weights);
+    dst->p.qos = xstrdup(src->p.qos);
     dst->p.nodes = NULL;
     dst->p.nnodes = 0;
     dst->nodes_expr = xstrdup(src->nodes_expr);
@@ -1207,6 +1209,7 @@ void conf_destroy(struct conf *c)
     for (size_t i = 0; i < c->nparts; i++) {
         free(c->parts[i].name);
         free(c->parts[i].tres_billing_weights);
+        free(c->parts[i].qos);
         for (size_t j = 0; j < c->parts[i].nnodes; j++)
             free(c->parts[i].nodes[j]);
         free(c->parts[i].nodes);

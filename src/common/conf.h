@@ -40,6 +40,7 @@ struct conf_part {
     bool up;               /* State=UP (default) vs DOWN/INACTIVE/DRAIN */
     int priority_job_factor;   /* PriorityJobFactor; default 1 */
     char *tres_billing_weights; /* TRESBillingWeights; NULL: Herd's default (docs/scheduling.md) */
+    char *qos;             /* QOS: a QOS whose limits every job of the partition has too */
 };
 
 struct conf {

@@ -443,7 +443,7 @@ static bool same_shape(const struct conf *a, const struct conf *b)
 }
 
 /* POST /v1/reconfigure (root): re-reads slurm.conf and applies partition
- * State/MaxTime/DefaultTime and the timeouts (KillWait, SlurmdTimeout,
+ * State/MaxTime/DefaultTime/QOS, AccountingStorageEnforce and the timeouts (KillWait, SlurmdTimeout,
  * MinJobAge); jobs are untouched. */
 void api_reconfigure(struct http_req *r)
 {
@@ -457,9 +457,13 @@ void api_reconfigure(struct http_req *r)
         return;
     }
     bool shape = same_shape(c->conf, nc);
-    for (size_t i = 0; shape && i < nc->nparts; i++)
+    for (size_t i = 0; shape && i < nc->nparts; i++) {
         part_set(c, i, nc->parts[i].up, nc->parts[i].max_time_min,
                  nc->parts[i].default_time_min);
+        char *q = c->conf->parts[i].qos;   /* the partition's QOS=: its limits apply */
+        c->conf->parts[i].qos = nc->parts[i].qos;
+        nc->parts[i].qos = q;
+    }
     if (shape)
         parts_state_clear(c);   /* slurm.conf is the word again, as after Slurm's reconfigure */
     c->conf->kill_wait = nc->kill_wait;

@@ -81,6 +81,26 @@ static void never_fits(const struct limit_src *src, void *arg)
     }
 }
 
+/* MinTRESPerJob of its QOS: a job asking for less can never run. */
+static void too_small(const struct limit_src *src, void *arg)
+{
+    static const struct { const char *tres, *why; enum sched_res r; } mins[] = {
+        { "cpu", "QOSMinCpuNotSatisfied", SCHED_RES_CPU },
+        { "mem", "QOSMinMemory", SCHED_RES_MEM },
+        { "node", "QOSMinNode", SCHED_RES_NODE },
+        { "gres/gpu", "QOSMinGRES", SCHED_RES_GPU },
+    };
+    struct admit *a = arg;
+    const json_t *min = json_object_get(src->obj, "MinTRESPerJob");
+    int64_t v[SCHED_RES_N];
+    sched_job_amounts(&a->j->req, v);
+    for (size_t i = 0; i < sizeof mins / sizeof *mins && !a->why; i++) {
+        json_t *m = json_object_get(min, mins[i].tres);
+        if (json_is_integer(m) && v[mins[i].r] < json_integer_value(m))
+            a->why = mins[i].why;
+    }
+}
+
 static int refuse(int *status, int *code, char *err, size_t errlen, int c, const char *msg)
 {
     *status = 400;
@@ -109,6 +129,8 @@ int limits_admit(struct ctld *c, struct job *j, int *status, int *code, char *er
     struct admit a = { c, j, NULL, -1 };
     default_wall(&a);
     limits_of_job(c, j, never_fits, &a);
+    if (!a.why)
+        limits_qos_objects(c, j, too_small, &a);
     if (!a.why)
         a.why = limits_submit_over(c, j);
     if (!a.why)

@@ -25,6 +25,10 @@ void limits_of_job(const struct ctld *c, const struct job *j,
 /* limits_submit.c: Slurm's reason name of the submit limit the job would
  * go over, or NULL. */
 const char *limits_submit_over(const struct ctld *c, const struct job *j);
+/* Calls fn with each QOS the job is under (its partition's, its own), as
+ * an LK_QOS_JOB source, whatever limits they set. */
+void limits_qos_objects(const struct ctld *c, const struct job *j,
+                        void (*fn)(const struct limit_src *src, void *arg), void *arg);
 /* The limit's settings into l (which starts all -1). */
 void limits_caps(const struct limit_src *src, struct sched_limit *l);
 

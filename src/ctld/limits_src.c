@@ -1,11 +1,14 @@
 /*
- * limits_src: which limits a job counts against. Its QOS's per-user,
- * per-account, group and per-job limits; the group limits of every
+ * limits_src: which limits a job counts against. Its partition's QOS's
+ * (slurm.conf QOS=) and its own QOS's per-user, per-account, group and
+ * per-job limits; the group limits of every
  * association from its own up to root; and its own association's MaxJobs,
  * MaxTRES and MaxWall, each taken from the nearest association that sets it,
  * as Slurm inherits them.
  */
 #include <string.h>
+
+#include "common/conf.h"
 
 #include "ctld/acctdb.h"
 #include "ctld/ctld.h"
@@ -65,11 +68,13 @@ void limits_caps(const struct limit_src *src, struct sched_limit *l)
         break;
     case LK_QOS_JOB:
         tres_into(json_object_get(o, "MaxTRESPerJob"), l->per_job);
+        run_mins_into(json_object_get(o, "MaxTRESMins"), l->per_job);
         count_into(json_object_get(o, "MaxWall"), &l->per_job[SCHED_RES_WALL]);
         break;
     case LK_ASSOC_USER:
         count_into(json_object_get(o, "MaxJobs"), &l->left[SCHED_RES_JOBS]);
         tres_into(json_object_get(o, "MaxTRES"), l->per_job);
+        run_mins_into(json_object_get(o, "MaxTRESMins"), l->per_job);
         count_into(json_object_get(o, "MaxWall"), &l->per_job[SCHED_RES_WALL]);
         break;
     }
@@ -84,7 +89,7 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
         fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
     if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", NULL))
         fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
-    if (has(q, "MaxTRESPerJob", "MaxWall"))
+    if (has(q, "MaxTRESPerJob", "MaxWall") || has(q, "MaxTRESMins", NULL))
         fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
 }
 
@@ -93,7 +98,7 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
 static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const struct job *j,
                          void (*fn)(const struct limit_src *, void *), void *arg)
 {
-    static const char *const inherited[] = { "MaxJobs", "MaxTRES", "MaxWall" };
+    static const char *const inherited[] = { "MaxJobs", "MaxTRES", "MaxWall", "MaxTRESMins" };
     json_t *mine = json_object();
     for (size_t i = a; i != SCHED_ASSOC_NONE; i = as->a[i].parent) {
         const json_t *o = acctdb_assoc(db, as->a[i].account, as->a[i].user);
@@ -123,8 +128,23 @@ void limits_of_job(const struct ctld *c, const struct job *j,
 {
     struct prio *p = prio_get(c);
     const char *qos = limits_job_qos(c, j), *acct = prio_job_account(c, j);
-    const json_t *q = json_object_get(json_object_get(p->db, "qos"), qos);
+    const char *part_qos = c->conf->parts[j->part].qos;
+    const json_t *all = json_object_get(p->db, "qos"), *q = json_object_get(all, qos);
+    if (part_qos && strcmp(part_qos, qos) && json_object_get(all, part_qos))
+        qos_limits(part_qos, json_object_get(all, part_qos), j, acct, fn, arg);
     if (q)
         qos_limits(qos, q, j, acct, fn, arg);
     assoc_limits(&p->as, p->db, assocs_user(&p->as, j->user_name, acct), j, fn, arg);
+}
+
+void limits_qos_objects(const struct ctld *c, const struct job *j,
+                        void (*fn)(const struct limit_src *src, void *arg), void *arg)
+{
+    const json_t *all = json_object_get(prio_get(c)->db, "qos");
+    const char *qos = limits_job_qos(c, j), *part_qos = c->conf->parts[j->part].qos;
+    if (part_qos && strcmp(part_qos, qos) && json_object_get(all, part_qos))
+        fn(&(struct limit_src){ LK_QOS_JOB, part_qos, NULL, json_object_get(all, part_qos) },
+           arg);
+    if (json_object_get(all, qos))
+        fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, json_object_get(all, qos) }, arg);
 }

@@ -21,13 +21,15 @@ static const char *const names[][SCHED_RES_N] = {
                        "QOSGrpGRES", "QOSGrpCPURunMinutesLimit", "QOSGrpGRESRunMinutes",
                        NULL },
     [LK_QOS_JOB] = { NULL, "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob",
-                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob", NULL, NULL,
+                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob",
+                     "QOSMaxCpuMinutesPerJobLimit", "QOSMaxGRESMinutesPerJob",
                      "QOSMaxWallDurationPerJobLimit" },
     [LK_ASSOC_GROUP] = { "AssocGrpJobsLimit", "AssocGrpCpuLimit", "AssocGrpMemLimit",
                          "AssocGrpNodeLimit", "AssocGrpGRES", "AssocGrpCPURunMinutesLimit",
                          "AssocGrpGRESRunMinutes", NULL },
     [LK_ASSOC_USER] = { "AssocMaxJobsLimit", "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob",
-                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob", NULL, NULL,
+                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob",
+                        "AssocMaxCpuMinutesPerJobLimit", "AssocMaxGRESMinutesPerJob",
                         "AssocMaxWallDurationPerJobLimit" },
 };
 
@@ -39,7 +41,7 @@ const char *limits_reason_name(const struct limit_info *li, enum sched_res r)
 
 static const char *const res_words[SCHED_RES_N] = {
     "running jobs", "CPUs", "MB of memory", "nodes", "GPUs",
-    "CPU-minutes left to running jobs", "GPU-minutes left to running jobs", "minutes" };
+    "CPU-minutes", "GPU-minutes", "minutes" };
 static const char *const tres_names[SCHED_RES_N] = { NULL, "cpu", "mem", "node", "gres/gpu",
                                                      "cpu", "gres/gpu", NULL };
 
@@ -61,6 +63,9 @@ static void whose(const struct limit_info *li, enum sched_res r, char *buf, size
         snprintf(val, sizeof val, "%lld", (long long)li->cap[r]);
     const char *key = r == SCHED_RES_JOBS ? jobs_key[li->kind]
                     : r == SCHED_RES_WALL ? "MaxWall"
+                    : (r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN) &&
+                              (li->kind == LK_QOS_JOB || li->kind == LK_ASSOC_USER)
+                    ? "MaxTRESMins"
                     : r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN ? "GrpTRESRunMins"
                     : tres_key[li->kind];
     bool qos = li->kind <= LK_QOS_JOB;

@@ -15,6 +15,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/limits.h"
 #include "ctld/prio.h"
 #include "ctld/store.h"
 
@@ -111,6 +112,15 @@ double usage_job_rate(const struct ctld *c, const struct prio *p, const struct j
     return sched_billing_rate(&p->bill[j->part], cpus, mem, gpus, (int64_t)j->nallocs);
 }
 
+/* The QOS's UsageFactor: how much of what its jobs use fair share charges
+ * (0 free, 2 double). */
+static double usage_factor(const struct prio *p, const char *qos)
+{
+    const json_t *f = json_object_get(json_object_get(json_object_get(p->db, "qos"), qos),
+                                      "UsageFactor");
+    return json_is_number(f) ? json_number_value(f) : 1.0;
+}
+
 /* What j ran in (from, to], in seconds. */
 static int64_t ran_within(const struct job *j, int64_t from, int64_t to)
 {
@@ -144,7 +154,8 @@ void usage_update(const struct ctld *c, struct prio *p, int64_t now)
         if (dt <= 0)
             continue;
         size_t a = assocs_user(as, j->user_name, prio_job_account(c, j));
-        as->a[a].usage += usage_job_rate(c, p, j) * (double)dt;
+        as->a[a].usage += usage_job_rate(c, p, j) * usage_factor(p, limits_job_qos(c, j)) *
+                          (double)dt;
     }
     as->dirty = true;
     p->last = now;

@@ -43,7 +43,8 @@ def clean(lcluster):
     yield lcluster
     lcluster.cancel_all()
     mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
-        "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1")
+        "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1",
+        "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1")
     mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
 
 
@@ -125,6 +126,37 @@ def test_run_minutes(clean, workdir):
     cp = c.run(["sbatch", "-G", "1", "-t", "30", "--wrap", "true"], user="herdtest1",
                cwd=workdir, check=False)
     assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), "30 GPU-minutes never fit"
+
+
+def test_per_job_minutes_and_minimum(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESMins=gres/gpu=30",
+        "MinTRESPerJob=gres/gpu=1")
+    for args in (["-G", "2", "-t", "20"], ["-t", "5"]):   # 40 GPU-minutes; no GPU
+        cp = c.run(["sbatch", *args, "--wrap", "true"], user="herdtest1", cwd=workdir,
+                   check=False)
+        assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), (args, cp.stderr)
+    c.sbatch(["--hold", "-G", "2", "-t", "15"], cwd=workdir, script=SLEEP, user="herdtest1")
+
+
+def test_partition_qos(clean, workdir):
+    """A partition's QOS= adds its limits to every job there (read again at
+    scontrol reconfigure)."""
+    c = clean
+    mgr(c, "-i", "add", "qos", "part", "MaxJobsPerUser=1")
+    text = c.conf_text()
+    with open(c.conf, "w") as f:
+        f.write(text.replace("PartitionName=debug ", "PartitionName=debug QOS=part ", 1))
+    try:
+        c.run(["scontrol", "reconfigure"])
+        jobs = [c.sbatch(["-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+                for _ in range(2)]
+        c.wait_state(jobs[0], "RUNNING")
+        wait_for(lambda: reason(c, jobs[1]) == "QOSMaxJobsPerUserLimit", 15, "the partition QOS")
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(text)
+        c.run(["scontrol", "reconfigure"])
 
 
 def test_no_association_refused(lcluster, workdir):

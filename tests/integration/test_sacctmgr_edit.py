@@ -202,3 +202,23 @@ def test_database_survives_controller_kill(mcluster):
     c.up()
     assert mgr(c, "-P", "show", "assoc").stdout == before
     assert "gpu|10|" in mgr(c, "-P", "-n", "show", "qos").stdout
+
+
+def test_usage_factor(mcluster, workdir):
+    """A QOS's UsageFactor scales what fair share charges: 0 is free."""
+    c = mcluster
+    mgr(c, "-i", "add", "qos", "free", "UsageFactor=0")
+
+    def raw_usage():
+        rows = [r.split("|") for r in lines(c.run(["sshare", "-P", "-n", "-a"]).stdout)]
+        return sum(int(r[4]) for r in rows if r[1] == "herdtest2" and r[0].strip() == "phys")
+
+    before = raw_usage()
+    job = c.sbatch(["-q", "free", "-A", "phys"], cwd=workdir,
+                   script="#!/bin/sh\nsleep 2\n", user="herdtest2")
+    c.wait_state(job, "COMPLETED", timeout=30)
+    assert raw_usage() == before, "a job of a free QOS is charged nothing"
+    job = c.sbatch(["-A", "phys"], cwd=workdir, script="#!/bin/sh\nsleep 2\n",
+                   user="herdtest2")
+    c.wait_state(job, "COMPLETED", timeout=30)
+    assert raw_usage() > before
