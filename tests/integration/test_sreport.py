@@ -102,4 +102,11 @@ def test_billing_is_what_fair_share_charges(rcluster):
     gpu_weight = max(16.0, cpus / 4)
     tres = c.run(["sacct", "-n", "-P", "-X", "-j", str(c.jobs[0]), "-o",
                   "AllocTRES"]).stdout.strip()
-    assert tres.startswith(f"billing={int(2 + 2 * gpu_weight + 0.5)},cpu=2,gres/gpu=2,"), tres
+    billing = int(2 + 2 * gpu_weight + 0.5)
+    assert tres.startswith(f"billing={billing},cpu=2,gres/gpu=2,"), tres
+    start, end, _ = window(c)
+    secs = int(c.run(["sacct", "-n", "-P", "-X", "-j", str(c.jobs[0]), "-o",
+                      "ElapsedRaw"]).stdout)
+    rows = c.run(["sreport", "-n", "-P", "-t", "seconds", "--tres=billing", "cluster",
+                  "UserUtilizationByAccount", "users=herdtest1", start, end]).stdout
+    assert rows == f"herd|herdtest1||hep|billing|{billing * secs}\n", rows

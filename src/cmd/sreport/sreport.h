@@ -18,7 +18,7 @@
 enum sr_unit { U_MINUTES, U_SECONDS, U_HOURS, U_PERCENT, U_MINPER, U_SECPER, U_HOURPER };
 
 /* The TRES sreport counts, in Slurm's order. */
-enum sr_tres { T_CPU, T_MEM, T_NODE, T_GPU, T_N };
+enum sr_tres { T_CPU, T_MEM, T_NODE, T_BILLING, T_GPU, T_N };
 extern const char *const sr_tres_names[T_N];
 
 #define SR_SIZES 5         /* job sizes: 0-49, 50-249, 250-499, 500-999, >= 1000 CPUs */

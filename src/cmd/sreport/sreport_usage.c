@@ -1,8 +1,9 @@
 /*
  * sreport_usage: what each user used in each account during the period,
  * per TRES, from the job records: a job counts the part of its run inside
- * the period, times what it held (CPUs, memory, nodes, GPUs). The nodes'
- * capacity over the period is what percentages are of.
+ * the period, times what it held (CPUs, memory, nodes, GPUs, and billing:
+ * the rate fair share charged it, sacct's billing). The nodes' capacity over
+ * the period is what percentages are of (billing has none: 0%).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
-const char *const sr_tres_names[T_N] = { "cpu", "mem", "node", "gres/gpu" };
+const char *const sr_tres_names[T_N] = { "cpu", "mem", "node", "billing", "gres/gpu" };
 
 static json_t *get(const char *path)
 {
@@ -86,6 +87,8 @@ static void add_job(struct sreport *r, const json_t *rec, time_t now)
         held[T_NODE] += 1;
         held[T_GPU] += __builtin_popcountll((unsigned long long)jget_int(a, "gpu_mask", 0));
     }
+    const json_t *bill = json_object_get(rec, "billing");   /* what fair share charged */
+    held[T_BILLING] = json_is_number(bill) ? json_number_value(bill) : held[T_CPU];
     const char *acct = jget_str(json_object_get(rec, "spec"), "account", "root");
     struct sr_use *u = use_of(r, jget_str(rec, "user_name", "?"), acct);
     for (int t = 0; t < T_N; t++)
