@@ -173,6 +173,7 @@ void api_acctdb_edit(struct http_req *r)
         return;
     }
     prio_acctdb_replace(c, db);
+    ctld_sched_request(c);   /* limits, priorities and shares may have changed */
     struct stored *st = xmalloc(sizeof *st);
     *st = (struct stored){ r, res };
     store_after_commit(c->store, reply_stored, st);

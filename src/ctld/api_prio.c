@@ -28,7 +28,7 @@ static json_t *job_prio_json(const struct ctld *c, const struct job *j, int64_t 
     return json_pack("{s:I, s:s, s:i, s:s, s:s, s:s, s:I, s:o, s:o, s:I, s:s}", "job_id",
                      (json_int_t)j->id, "user_name", j->user_name, "user_id", (int)j->uid,
                      "partition", c->conf->parts[j->part].name, "account",
-                     prio_job_account(c, j), "qos", prio_job_qos(j), "priority",
+                     prio_job_account(c, j), "qos", prio_job_qos(c, j), "priority",
                      (json_int_t)f.priority, "factors",
                      factors_json(f.age, f.assoc, f.fairshare, f.job_size, f.partition, f.qos),
                      "weighted",

@@ -678,6 +678,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         (json_int_t)(j->priority ? j->priority : 4294901760ULL - j->id), "hold", j->req.held_user);
     json_object_update(o, fields);
     json_decref(fields);
+    json_object_set_new(o, "qos", json_string(prio_job_qos(c, j)));   /* Slurm's QOS=normal */
     if (j->usage)
         json_object_set(o, "usage", j->usage);
     if (j->state == JOB_PENDING) {

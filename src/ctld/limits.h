@@ -76,7 +76,4 @@ char *limits_reason_text(const struct limit_table *t, size_t i, enum sched_res r
 int limits_admit(struct ctld *c, struct job *j, int *status, int *code, char *err,
                  size_t errlen);
 
-/* The QOS a job runs under: its own, its association's DefaultQOS, normal. */
-const char *limits_job_qos(const struct ctld *c, const struct job *j);
-
 #endif

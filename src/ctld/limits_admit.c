@@ -116,7 +116,7 @@ int limits_admit(struct ctld *c, struct job *j, int *status, int *code, char *er
     if (!enf)
         return 0;
     struct prio *p = prio_get(c);
-    const char *acct = prio_job_account(c, j), *qos = limits_job_qos(c, j);
+    const char *acct = prio_job_account(c, j), *qos = prio_job_qos(c, j);
     const json_t *assoc = acctdb_assoc(p->db, acct, j->user_name);
     if (!assoc)
         return refuse(status, code, err, errlen, ESLURM_INVALID_ACCOUNT,

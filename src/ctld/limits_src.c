@@ -113,21 +113,11 @@ static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const st
     json_decref(mine);
 }
 
-const char *limits_job_qos(const struct ctld *c, const struct job *j)
-{
-    if (j->qos)
-        return j->qos;
-    struct prio *p = prio_get(c);
-    const json_t *a = acctdb_assoc(p->db, prio_job_account(c, j), j->user_name);
-    const char *d = json_string_value(json_object_get(a, "DefaultQOS"));
-    return d ? d : "normal";
-}
-
 void limits_of_job(const struct ctld *c, const struct job *j,
                    void (*fn)(const struct limit_src *src, void *arg), void *arg)
 {
     struct prio *p = prio_get(c);
-    const char *qos = limits_job_qos(c, j), *acct = prio_job_account(c, j);
+    const char *qos = prio_job_qos(c, j), *acct = prio_job_account(c, j);
     const char *part_qos = c->conf->parts[j->part].qos;
     const json_t *all = json_object_get(p->db, "qos"), *q = json_object_get(all, qos);
     if (part_qos && strcmp(part_qos, qos) && json_object_get(all, part_qos))
@@ -141,7 +131,7 @@ void limits_qos_objects(const struct ctld *c, const struct job *j,
                         void (*fn)(const struct limit_src *src, void *arg), void *arg)
 {
     const json_t *all = json_object_get(prio_get(c)->db, "qos");
-    const char *qos = limits_job_qos(c, j), *part_qos = c->conf->parts[j->part].qos;
+    const char *qos = prio_job_qos(c, j), *part_qos = c->conf->parts[j->part].qos;
     if (part_qos && strcmp(part_qos, qos) && json_object_get(all, part_qos))
         fn(&(struct limit_src){ LK_QOS_JOB, part_qos, NULL, json_object_get(all, part_qos) },
            arg);

@@ -41,11 +41,11 @@ static void check(struct submit_check *s, const char *why, int64_t limit, int64_
 static void count_qos(const struct ctld *c, const struct job *j, const json_t *q,
                       struct submit_check *s)
 {
-    const char *qos = limits_job_qos(c, j), *acct = prio_job_account(c, j);
+    const char *qos = prio_job_qos(c, j), *acct = prio_job_account(c, j);
     int64_t user = job_count_of(j), account = user, group = user;
     const struct job *o;
     JOB_FOREACH(c, o) {
-        if (job_is_finished(o) || strcmp(limits_job_qos(c, o), qos))
+        if (job_is_finished(o) || strcmp(prio_job_qos(c, o), qos))
             continue;
         int64_t n = job_count_of(o);
         group += n;
@@ -88,7 +88,7 @@ static void count_assocs(const struct ctld *c, const struct job *j, struct submi
 const char *limits_submit_over(const struct ctld *c, const struct job *j)
 {
     struct prio *p = prio_get(c);
-    const json_t *q = json_object_get(json_object_get(p->db, "qos"), limits_job_qos(c, j));
+    const json_t *q = json_object_get(json_object_get(p->db, "qos"), prio_job_qos(c, j));
     struct submit_check s = { NULL, 0, 0 };
     if (limit_of(q, "MaxSubmitJobsPerUser") >= 0 || limit_of(q, "MaxSubmitJobsPerAccount") >= 0 ||
         limit_of(q, "GrpSubmitJobs") >= 0)

@@ -73,8 +73,8 @@ struct prio {
  * error naming the line) and stored usage; -1 with err. */
 int prio_init(struct ctld *c, char *err, size_t errlen);
 void prio_destroy(struct ctld *c);
-/* Takes db as the accounting database: stored, the fair-share tree rebuilt
- * and a scheduling pass asked for. */
+/* Takes db as the accounting database: stored and the fair-share tree
+ * rebuilt (the caller asks for a scheduling pass). */
 void prio_acctdb_replace(struct ctld *c, json_t *db);
 struct prio *prio_get(const struct ctld *c);
 /* The job's factors and priority now. */
@@ -87,7 +87,8 @@ const char *prio_job_account(const struct ctld *c, const struct job *j);
  * out of the box), else NULL (Slurm's "(null)"; fair share still charges
  * such jobs to root). */
 const char *prio_default_account(const struct ctld *c, const char *user, uid_t uid);
-const char *prio_job_qos(const struct job *j);
+/* The QOS a job runs under: its own, its association's DefaultQOS, normal. */
+const char *prio_job_qos(const struct ctld *c, const struct job *j);
 int64_t prio_job_nice(const struct job *j);
 /* Orders pending jobs by priority, highest first, ties by id. */
 void prio_sort_pending(const struct ctld *c, struct sched_job *pend, size_t n);

@@ -66,7 +66,6 @@ void prio_acctdb_replace(struct ctld *c, json_t *db)
     if (c->store)
         store_doc_save(c->store, "acctdb", db);
     assocs_build(&p->as, db);
-    ctld_sched_request(c);
 }
 
 static void prio_weights(const struct ctld *c, struct prio *p)
@@ -135,9 +134,14 @@ const char *prio_default_account(const struct ctld *c, const char *user, uid_t u
     return a ? a : uid == 0 ? "root" : NULL;
 }
 
-const char *prio_job_qos(const struct job *j)
+const char *prio_job_qos(const struct ctld *c, const struct job *j)
 {
-    return j->qos ? j->qos : "normal";
+    if (j->qos)
+        return j->qos;
+    struct prio *p = prio_get(c);
+    const json_t *a = acctdb_assoc(p->db, prio_job_account(c, j), j->user_name);
+    const char *d = json_string_value(json_object_get(a, "DefaultQOS"));
+    return d ? d : "normal";
 }
 
 /* A negative nice from anyone but root counts as 0. */
@@ -162,7 +166,7 @@ void prio_job(const struct ctld *c, const struct job *j, int64_t now,
         .fairshare = tree[a].fs_factor,
         .partition = p->max_part_factor > 0
                          ? c->conf->parts[j->part].priority_job_factor / p->max_part_factor : 0,
-        .qos = assocs_qos_factor(&p->as, prio_job_qos(j)),
+        .qos = assocs_qos_factor(&p->as, prio_job_qos(c, j)),
         .nodes = r->min_nodes ? r->min_nodes : 1,
         .cpus = tasks * (r->cpus_per_task ? r->cpus_per_task : 1),
         .nice = prio_job_nice(j),

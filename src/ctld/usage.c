@@ -15,7 +15,6 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
-#include "ctld/limits.h"
 #include "ctld/prio.h"
 #include "ctld/store.h"
 
@@ -154,7 +153,7 @@ void usage_update(const struct ctld *c, struct prio *p, int64_t now)
         if (dt <= 0)
             continue;
         size_t a = assocs_user(as, j->user_name, prio_job_account(c, j));
-        as->a[a].usage += usage_job_rate(c, p, j) * usage_factor(p, limits_job_qos(c, j)) *
+        as->a[a].usage += usage_job_rate(c, p, j) * usage_factor(p, prio_job_qos(c, j)) *
                           (double)dt;
     }
     as->dirty = true;
