@@ -12,7 +12,8 @@
  *   (a job's spec as kept), job_state.h (the states, as stored),
  *   job_count.c (MaxJobCount), array.c (job arrays, and the one cancel
  *   engine: one id, many ids, an array's tasks), depend.c (dependencies),
- *   step.c (job steps), job_gpus.c (GPUs asked per task).
+ *   step.c (job steps), job_gpus.c (GPUs asked per task), job_runs.c (the
+ *   runs a requeue ends, for sacct -D).
  * - nodes: node.c (the registry, and the nodes as the scheduling core sees
  *   them), node_down.c (a node falls, drains or returns, and its jobs),
  *   node_state.c (admin states kept across restarts), launch.c (RPCs to
@@ -21,16 +22,18 @@
  *   sched_snap.c (the snapshot a pass plans on), sched_worker.c (the pass's
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
  * - accounting entities (acctdb.h): acctdb.c (the document), acctdb_seed.c
- *   (herd-assoc.conf, once), acctdb_edit.c, acctdb_set.c and
- *   acctdb_delete.c (sacctmgr's changes).
+ *   (herd-assoc.conf, once), acctdb_edit.c, acctdb_set.c, acctdb_delete.c
+ *   and acctdb_coord.c (sacctmgr's changes).
+ * - limits (limits.h): limits.c (the pass's table), limits_src.c (which
+ *   limits a job counts against), limits_admit.c and limits_submit.c (at
+ *   submission), limits_words.c (Slurm's reason names, the words).
  * - the store: store.c (SQLite, group commit; the only SQL; rows in and out,
- *   no job objects).
+ *   no job objects), store_runs.c (past runs' rows).
  * - routes: api.c (the one route table), api_check.c (the checks job
  *   requests share, the answer sent after commit), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
  *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
- *   api_acctmgr.c (sacctmgr),
- *   api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
+ *   api_acctmgr.c (sacctmgr), api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
  *   table).
  */
 #ifndef HERD_CTLD_H
