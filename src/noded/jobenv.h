@@ -28,6 +28,10 @@ char **jobenv_root_script(const struct job_spec *js, const char *conf_path, cons
  * dropped), as in Slurm. Caller frees. */
 char *jobenv_expand(const char *pattern, const struct job_spec *js);
 
+/* The batch step's stdout pattern when none is given: "slurm-%A_%a.out" for
+ * an array's task, as Slurm names it, else "slurm-%j.out". */
+const char *jobenv_default_out(const struct job_spec *js);
+
 /* The file a pattern names: expanded, a relative one taken from the job's
  * work_dir; "" gives def. Caller frees. */
 char *jobenv_path(const char *pattern, const char *def, const struct job_spec *js);

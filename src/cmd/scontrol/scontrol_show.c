@@ -19,6 +19,7 @@
 #include "client/version.h"
 #include "cmd/scontrol/scontrol.h"
 #include "common/conf.h"
+#include "common/fname.h"
 #include "common/hostlist.h"
 #include "common/taskset.h"
 #include "common/timefmt.h"
@@ -269,30 +270,23 @@ static void job_shape(const json_t *j)
     nl();
 }
 
-/* Slurm's expansion of an output pattern for show job: %j %x %u %A %%. */
+/* A pattern as show job prints it (common/fname.h), under WorkDir when
+ * relative; "" is the default file. */
 static char *io_path(const json_t *j, const char *pat)
 {
-    char *out = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
-    const char *wd = jget_str(j, "work_dir", "");
-    if (pat[0] != '/')
-        fprintf(f, "%s/", wd);
-    for (const char *p = pat; *p; p++) {
-        if (*p != '%' || !p[1]) {
-            fputc(*p, f);
-            continue;
-        }
-        switch (*++p) {
-        case 'j': case 'A': fprintf(f, "%lld", (long long)jget_int(j, "job_id", 0)); break;
-        case 'x': fputs(jget_str(j, "name", ""), f); break;
-        case 'u': fputs(jget_str(j, "user_name", ""), f); break;
-        case '%': fputc('%', f); break;
-        default: fprintf(f, "%%%c", *p); break;
-        }
-    }
-    fclose(f);
-    return out;
+    const json_t *task = json_object_get(j, "array_task_id");
+    struct fname_vals v = {
+        .job_id = jget_int(j, "job_id", 0), .array_job_id = jget_int(j, "array_job_id", 0),
+        .array_task_id = json_is_integer(task) ? json_integer_value(task) : -1,
+        .step_id = FNAME_BATCH_STEP, .user_name = jget_str(j, "user_name", ""),
+        .job_name = jget_str(j, "name", ""),
+    };
+    char *name = fname_show(*pat ? pat : fname_default(&v), &v);
+    if (name[0] == '/')
+        return name;
+    char *path = xasprintf("%s/%s", jget_str(j, "work_dir", ""), name);
+    free(name);
+    return path;
 }
 
 static void job_io(const json_t *j)
@@ -307,7 +301,7 @@ static void job_io(const json_t *j)
     const char *out = jget_str(j, "stdout", "");
     const char *err = jget_str(j, "stderr", "");
     const char *in = jget_str(j, "stdin", "");
-    char *po = io_path(j, *out ? out : "slurm-%j.out");
+    char *po = io_path(j, out);
     char *pe = *err ? io_path(j, err) : xstrdup(po);
     nl();
     printf("StdErr=%s", pe);
