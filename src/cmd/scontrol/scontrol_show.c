@@ -329,9 +329,12 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     if (jget_int(j, "array_job_id", 0) > 0 && json_is_integer(task))
         printf("ArrayJobId=%lld ArrayTaskId=%lld ", (long long)jget_int(j, "array_job_id", 0),
                (long long)json_integer_value(task));
-    else if (jget_int(j, "array_job_id", 0) > 0)   /* the pending tasks, "5-15%8" */
+    else if (jget_int(j, "array_job_id", 0) > 0) {   /* the pending tasks, "5-15%8" */
+        char *show = taskset_show(jget_str(j, "array_task_str", ""));
         printf("ArrayJobId=%lld ArrayTaskId=%s ", (long long)jget_int(j, "array_job_id", 0),
-               jget_str(j, "array_task_str", ""));
+               show);
+        free(show);
+    }
     /* the throttle of "--array 4-15%8", which Slurm shows on every task */
     const char *pct = strchr(jget_str(j, "array", ""), '%');
     if (jget_int(j, "array_job_id", 0) > 0 && pct && atoi(pct + 1) > 0)
