@@ -738,6 +738,8 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     if (scontrol_word(what, "job", 1) || scontrol_word(what, "jobs", 1) ||
         !strcasecmp(what, "jobid"))
         return show_job(o, arg);
+    if (scontrol_word(what, "steps", 1))
+        return scontrol_show_step(o, arg);
     if (scontrol_word(what, "nodes", 1))
         return show_named(o, PATH_NODES, "nodes", arg, "Node", node_print);
     if (scontrol_word(what, "partitions", 1))
