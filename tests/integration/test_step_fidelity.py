@@ -105,7 +105,7 @@ def test_no_extern_step_without_contain(plain, workdir):
 
 def test_srun_file_codes(cluster, workdir):
     body = "#!/bin/sh\nsrun -n2 -o 'o-%J-%t-%s-%2n.txt' echo hi\n"
-    j = cluster.sbatch([], cwd=workdir, script=body)
+    j = cluster.sbatch(["-n", "2"], cwd=workdir, script=body)
     for t in (0, 1):
         assert wait_file(os.path.join(workdir, f"o-{j}.0-{t}-0-00.txt"), contains="hi") == "hi\n"
 
