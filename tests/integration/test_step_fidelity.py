@@ -83,7 +83,8 @@ def test_steps_with_contain(cluster, workdir):
 @pytest.fixture(scope="module")
 def plain(tmp_path_factory, users):
     yield from cluster_fixture(tmp_path_factory, "nocontain",
-                               ["--nodes", "1", "--set", "PrologFlags=Alloc"])
+                               ["--nodes", "1", "--set", "KillWait=2",
+                                "--set", "PrologFlags=Alloc"])
 
 
 def test_no_extern_step_without_contain(plain, workdir):

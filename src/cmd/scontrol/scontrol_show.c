@@ -293,9 +293,9 @@ static void job_shape(const struct scontrol_opts *o, const json_t *j)
     int cpus = (int)jget_int(j, "num_cpus", 1), gpus = job_gpus(j);
     int cpt = (int)jget_int(j, "cpus_per_task", 1), tpn = (int)jget_int(j, "ntasks_per_node", 0);
     long long nn = (long long)jget_int(j, "num_nodes", 1);
-    /* a pending job given -N shows its range, "1-1" (Herd keeps the least) */
-    if (!strcmp(jget_str(j, "state", ""), "PENDING") && jget_int(j, "nodes", 0) > 0)
-        printf("NumNodes=%lld-%lld", nn, nn);
+    /* a pending job given -N shows its range: "1-1", "2-4" */
+    if (!strcmp(jget_str(j, "state", ""), "PENDING") && jget_int(j, "max_nodes", 0) > 0)
+        printf("NumNodes=%lld-%lld", nn, (long long)jget_int(j, "max_nodes", 0));
     else
         printf("NumNodes=%lld", nn);
     printf(" NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*", cpus, job_tasks(j), cpt);
