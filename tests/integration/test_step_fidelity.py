@@ -63,6 +63,8 @@ def test_steps_with_contain(cluster, workdir):
             [f"{j}.0", "stp", "debug", "root", node],
             [f"{j}.batch", "batch", "debug", "root", node],
             [f"{j}.extern", "extern", "debug", "root", node]], rows
+        one = cluster.run(["squeue", "-h", f"--steps={j}.batch", "-o", "%i|%j|%A"]).stdout
+        assert one == f"{j}.batch|batch|1\n", one
         out = cluster.run(["scontrol", "show", "step", f"{j}.0"]).stdout
         lines = out.rstrip("\n").split("\n")
         assert [keys(l) for l in lines] == STEP_LINES, out
@@ -122,6 +124,15 @@ def test_show_job_keys(cluster, workdir):
         assert "\n   NodeList=\n" in out, out
         same = cluster.run(["scontrol", "show", "jobid", str(j)]).stdout
         assert same == out
+        r = cluster.sbatch(["-H", "-N", "1-2"], cwd=workdir, script=SLEEP)
+        cluster.run(["scontrol", "update", f"JobId={r}", "NumNodes=2"], check=False)
+        out = cluster.run(["scontrol", "show", "job", str(r)]).stdout
+        assert "   NumNodes=2 NumCPUs=" in out, out   # updated: bare, as Slurm's
+        cluster.run(["scancel", str(r)])
+        r = cluster.sbatch(["-H", "-N", "1-2"], cwd=workdir, script=SLEEP)
+        out = cluster.run(["scontrol", "show", "job", str(r)]).stdout
+        cluster.run(["scancel", str(r)])
+        assert "   NumNodes=1-2 NumCPUs=" in out, out
     finally:
         cluster.run(["scancel", str(j)], check=False)
     j = cluster.sbatch(["--gpus-per-node=1"], cwd=workdir, script=SLEEP)
