@@ -4,6 +4,7 @@ codes, squeue's folded line for stepped and listed arrays and a throttle,
 scontrol's ArrayTaskId, and a waiting task cancelled by name, which only
 leaves the waiting set."""
 
+import json
 import os
 
 from helpers import wait_file, wait_for
@@ -74,6 +75,12 @@ def test_folded_lines_as_slurm(cluster, workdir):
             assert k == cases[spec], (spec, k)
             out = cluster.run(["scontrol", "show", "job", str(a)]).stdout
             assert f"ArrayJobId={a} ArrayTaskId={cases[spec]} " in out, out
+        js = json.loads(cluster.run(["squeue", "--json", "-j", str(ids["3-9:2"])]).stdout)
+        rec = next(j for j in js["jobs"] if j["job_id"] == ids["3-9:2"])
+        assert rec["array_task_string"] == "3,5,7,9" and rec["array_max_tasks"] == 0, rec
+        js = json.loads(cluster.run(["squeue", "--json", "-j", str(ids["5-10%2"])]).stdout)
+        rec = next(j for j in js["jobs"] if j["job_id"] == ids["5-10%2"])
+        assert rec["array_task_string"] == "5-10%2" and rec["array_max_tasks"] == 2, rec
         # a long list is cut as Slurm cuts it, and %i at 31 characters
         a = held(cluster, workdir, "1,0-300:2", made)
         k = cluster.run(["squeue", "-h", "-j", str(a), "-o", "%K"]).stdout.strip()
