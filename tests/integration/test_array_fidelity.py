@@ -109,6 +109,12 @@ def test_cancelled_waiting_task_leaves_no_record(cluster, workdir):
         cluster.run(["scancel", f"{a}_9"])
         wait_for(lambda: squeue_ids(cluster, a, "-t", "all") == {str(a): "CANCELLED"}, 20,
                  "the array to end")
+        k = cluster.run(["squeue", "-h", "-t", "all", "-j", str(a), "-o", "%K"]).stdout
+        assert k.strip() == "N/A", k
+        out = cluster.run(["scontrol", "show", "job", str(a)]).stdout
+        assert out.startswith(f"JobId={a} ArrayJobId={a} ArrayTaskId=4294967294 "), out
+        cp = cluster.run(["sacct", "-j", str(a), "-X", "-n", "-P", "-o", "JobID,State"])
+        assert cp.stdout.startswith(f"{a}|CANCELLED"), cp.stdout
     finally:
         for j in made:
             cluster.run(["scancel", str(j)], check=False)

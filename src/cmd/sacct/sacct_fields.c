@@ -367,7 +367,7 @@ static char *f_job_id_array(const struct sacct_row *r, const struct sacct_ctx *x
     if (array_id > 0 && json_is_integer(task))
         return xasprintf("%lld_%lld%s", (long long)array_id, (long long)json_integer_value(task),
                          step_suffix(r, sfx, sizeof sfx));
-    if (array_id > 0 && pending) {
+    if (array_id > 0 && pending && *pending) {   /* none left: the bare id, as Slurm's */
         char *show = taskset_show(pending);
         char *id = xasprintf("%lld_[%s]%s", (long long)array_id, show,
                              step_suffix(r, sfx, sizeof sfx));

@@ -380,8 +380,9 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
                (long long)json_integer_value(task));
     else if (jget_int(j, "array_job_id", 0) > 0) {   /* the pending tasks, "5-15%8" */
         char *show = taskset_show(jget_str(j, "array_task_str", ""));
+        /* none left waiting (every task cancelled by name): Slurm's NO_VAL - 1 */
         printf("ArrayJobId=%lld ArrayTaskId=%s ", (long long)jget_int(j, "array_job_id", 0),
-               show);
+               *show ? show : "4294967294");
         free(show);
     }
     /* the throttle of "--array 4-15%8", which Slurm shows on every task */
