@@ -31,6 +31,8 @@ def test_default_output_is_slurm_A_a(cluster, workdir):
         assert text == f"task={t}\n", text
     # no task wrote under its own job id
     assert not [f for f in os.listdir(workdir) if f.startswith("slurm-") and "_" not in f]
+    out = cluster.run(["scontrol", "show", "job", f"{a}_2"]).stdout
+    assert f"StdOut={workdir}/slurm-{a}_2.out" in out, out
     j = cluster.sbatch([], cwd=workdir, script=ECHO)
     wait_file(os.path.join(workdir, f"slurm-{j}.out"), contains="task=")
 
