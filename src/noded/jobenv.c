@@ -14,8 +14,6 @@
  * cannot change, so that scripts calling plain "id" keep working. */
 #define ROOT_SCRIPT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
-/* Slurm's NO_VAL-2 array task id, what %a gives outside an array. */
-
 struct envb {
     char **v;
     size_t n, cap;
