@@ -673,7 +673,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     /* squeue -s and scontrol show step list a running job's steps */
     json_object_set_new(o, "extern_step", json_boolean(j->extern_step));
     if (j->step_recs && j->state == JOB_RUNNING)
-        json_object_set(o, "steps", j->step_recs);
+        json_object_set_new(o, "steps", step_running_json(j));
     array_json_add(j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
