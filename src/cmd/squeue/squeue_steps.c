@@ -95,9 +95,10 @@ static bool job_wanted(const json_t *job, const struct squeue_opts *o)
         return false;
     if (!o->jobs.n)
         return true;
-    char id[32];
+    char id[32], array[32];   /* -j takes a job's own id or its array's */
     snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
-    return strlist_has(&o->jobs, id, false);
+    snprintf(array, sizeof array, "%lld", (long long)jget_int(job, "array_job_id", 0));
+    return strlist_has(&o->jobs, id, false) || strlist_has(&o->jobs, array, false);
 }
 
 static bool step_wanted(const struct jobstep *st, const struct squeue_opts *o)
