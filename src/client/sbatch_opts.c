@@ -146,8 +146,10 @@ static int set_nodes(struct sbatch_opts *o, const struct opt_def *d, const char 
         *dash = '\0';
     if (parse_num(min, 1, &lo) < 0 || (dash && (parse_num(dash + 1, 1, &hi) < 0 || hi < lo)))
         rc = fail(err, errlen, "Invalid node count specification");
-    else
+    else {
         o->nodes = lo;
+        o->max_nodes = dash ? hi : lo;
+    }
     free(min);
     return rc;
 }
@@ -436,7 +438,7 @@ void sbatch_opts_init(struct sbatch_opts *o)
 {
     memset(o, 0, sizeof(*o));
     o->src = SBATCH_SRC_CLI;
-    o->nodes = o->ntasks = o->cpus_per_task = o->ntasks_per_node = SBATCH_UNSET;
+    o->nodes = o->max_nodes = o->ntasks = o->cpus_per_task = o->ntasks_per_node = SBATCH_UNSET;
     for (int i = 0; i < SBATCH_MEM_KINDS; i++)
         o->mem_mb[i] = SBATCH_UNSET;
     o->gpus = o->gpus_per_node = SBATCH_UNSET;
@@ -867,6 +869,7 @@ static json_t *argv_json(char **argv, int argc)
 static void spec_resources(json_t *j, const struct sbatch_opts *o)
 {
     json_set_num(j, "nodes", o->nodes);
+    json_set_num(j, "max_nodes", o->max_nodes);
     json_set_num(j, "ntasks", o->ntasks);
     json_set_num(j, "cpus_per_task", o->cpus_per_task);
     json_set_true(j, "cpus_per_task_set", o->cpus_per_task != SBATCH_UNSET);

@@ -45,6 +45,7 @@ struct sbatch_opts {
 
     /* SBATCH_UNSET when not given; only given numbers are sent. */
     int64_t nodes, ntasks, cpus_per_task, ntasks_per_node;
+    int64_t max_nodes;     /* -N MIN-MAX's MAX, MIN when no range: what show job prints */
     int64_t mem_mb[SBATCH_MEM_KINDS];
     int mem_src[SBATCH_MEM_KINDS];  /* 0 or the enum sbatch_src that set it */
     int64_t gpus, gpus_per_node;

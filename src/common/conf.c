@@ -164,6 +164,30 @@ static int set_rts(struct parse *st, const struct key_def *k, void *base, const 
     return 0;
 }
 
+/* PrologFlags: Slurm's comma list. Contain (X11 implies it) makes the
+ * extern step that holds a job's processes on each node. */
+static int set_prolog_flags(struct parse *st, const struct key_def *k, void *base,
+                            const char *val)
+{
+    static const char *known[] = { "Alloc", "Contain", "DeferBatch", "NoHold",
+                                   "ForceRequeueOnFail", "RunInJob", "Serial", "X11" };
+    bool contain = false;
+    char *list = xstrdup(val), *save = NULL;
+    for (char *t = strtok_r(list, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        size_t i = 0;
+        while (i < sizeof known / sizeof *known && strcasecmp(t, known[i]))
+            i++;
+        if (i == sizeof known / sizeof *known) {
+            free(list);
+            return bad_value(st, k, val);
+        }
+        contain |= i == 1 || i == 7;
+    }
+    free(list);
+    *(bool *)((char *)base + k->off) = contain;
+    return 0;
+}
+
 /* A port, or Slurm's "6817-6820" range, of which the first is used. */
 static int set_port(struct parse *st, const struct key_def *k, void *base, const char *val)
 {
@@ -416,7 +440,7 @@ static const struct key_def conf_keys[] = {
     { "PriorityWeightQOS", set_int, C(prio_weight_qos) },
     { "PriorityWeightTRES", NULL, 0 }, { "PrivateData", NULL, 0 },
     { "ProctrackType", NULL, 0 }, { "Prolog", NULL, 0 }, { "PrologEpilogTimeout", NULL, 0 },
-    { "PrologFlags", NULL, 0 }, { "PrologSlurmctld", NULL, 0 },
+    { "PrologFlags", set_prolog_flags, C(prolog_contain) }, { "PrologSlurmctld", NULL, 0 },
     { "PropagatePrioProcess", NULL, 0 }, { "PropagateResourceLimits", NULL, 0 },
     { "PropagateResourceLimitsExcept", NULL, 0 }, { "RebootProgram", NULL, 0 },
     { "ReconfigFlags", NULL, 0 }, { "RequeueExit", NULL, 0 }, { "RequeueExitHold", NULL, 0 },

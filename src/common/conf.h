@@ -86,6 +86,7 @@ struct conf {
     char *prio_usage_reset;    /* PriorityUsageResetPeriod; NULL: NONE */
     bool prio_favor_small;     /* PriorityFavorSmall */
     char *prio_flags;          /* PriorityFlags; NULL when none */
+    bool prolog_contain;       /* PrologFlags has Contain (or X11): jobs get an extern step */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;

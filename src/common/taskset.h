@@ -39,4 +39,9 @@ uint32_t taskset_step(const struct taskset *t);
  * frees. */
 char *taskset_fmt(const struct taskset *t);
 
+/* A kept "LIST[%THROTTLE]" as Slurm 22.05 prints waiting tasks
+ * (taskset_show.c): "3,5,7,9", "0-98:2", "5,7-10%2", a long list cut with
+ * "...". A spec that does not parse comes back as it is. Caller frees. */
+char *taskset_show(const char *tasks);
+
 #endif

@@ -189,8 +189,10 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
     if (!err && (v = json_object_get(b, "nodes"))) {
         if (!json_is_integer(v) || json_integer_value(v) < 1)
             err = "Invalid node count specified";
-        else
+        else {
             json_object_set(spec, "nodes", v);
+            json_object_del(spec, "max_nodes");   /* Slurm shows an updated count bare */
+        }
     }
     if (!err && (v = json_object_get(b, "begin_time"))) {
         if (!json_is_integer(v) || json_integer_value(v) < 0)

@@ -123,6 +123,9 @@ void array_record_read(struct job *j, json_t *rec)
         taskset_free(j->array->pending);
         j->array->pending = t;
     }
+    /* an array whose every waiting task was cancelled by name: none left */
+    for (int64_t id; pend && !*pend && (id = taskset_first(j->array->pending)) >= 0;)
+        taskset_del(j->array->pending, (uint32_t)id);
 }
 
 void array_json_add(const struct job *j, json_t *o)
@@ -298,26 +301,31 @@ static struct job *find_task(const struct ctld *c, uint64_t array_id, uint32_t t
     return NULL;
 }
 
-/* The tasks of `tasks` still waiting in meta: each split off to end as a
- * record of its own; all of them at once ends the meta job whole, which
- * keeps `scancel 123_[0-99999]` cheap. */
+/* The tasks of `tasks` still waiting in meta. As in Slurm 22.05 they only
+ * leave the waiting set: no record of their own, so squeue, sacct and show
+ * job never list them. The last of them ends the meta job. */
 static void cancel_waiting(struct cancel *x, struct job *meta, struct taskset *tasks)
 {
-    const struct taskset *pend = meta->array->pending;
+    struct taskset *pend = meta->array->pending;
     if (meta->state != JOB_PENDING || x->sig) {
         x->hit += taskset_common(tasks, pend);   /* ended already, or a signal to a waiting one */
         return;
     }
-    if (taskset_covers(tasks, pend)) {
+    bool all = taskset_covers(tasks, pend);
+    size_t gone = 0;
+    for (int64_t id = taskset_first(tasks); id >= 0; id = taskset_next(tasks, (uint32_t)id + 1))
+        if (taskset_has(pend, (uint32_t)id)) {
+            taskset_del(pend, (uint32_t)id);
+            gone++;
+        }
+    x->hit += gone;
+    x->acted += gone;
+    if (all && gone) {   /* the meta job ends with none waiting: Slurm shows it as "123" */
+        x->hit--;
+        x->acted--;
         cancel_job(x, meta);
-        return;
-    }
-    for (int64_t id; array_is_meta(meta) && (id = taskset_first(tasks)) >= 0;) {
-        taskset_del(tasks, (uint32_t)id);
-        struct job *j = taskset_has(meta->array->pending, (uint32_t)id)
-                            ? take_task(x->c, meta, (uint32_t)id) : NULL;
-        if (j)
-            cancel_job(x, j);
+    } else if (gone) {
+        job_updated(x->c, meta);
     }
 }
 

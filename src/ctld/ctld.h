@@ -116,6 +116,8 @@ struct job {
     int64_t stale_kill_at;     /* when its silent node came back still running it and was
                                 * told to kill it: a later end is that kill's (stored) */
     int end_node;              /* the node whose agent reported its last end; -1 none */
+    bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
+                                * ID.extern step, as Slurm's (stored) */
 };
 
 struct node {

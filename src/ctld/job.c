@@ -456,6 +456,8 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "requeue_held", json_true());
     if (j->end_assumed)
         json_object_set_new(rec, "end_assumed", json_true());
+    if (j->extern_step)
+        json_object_set_new(rec, "extern_step", json_true());
     if (j->stale_kill_at)
         json_object_set_new(rec, "stale_kill_at", json_integer(j->stale_kill_at));
     if (j->next_step)
@@ -534,6 +536,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
         j->begin_time = json_integer_value(json_object_get(rec, "begin_time"));
     j->requeue_held = json_is_true(json_object_get(rec, "requeue_held"));
     j->end_assumed = json_is_true(json_object_get(rec, "end_assumed"));
+    j->extern_step = json_is_true(json_object_get(rec, "extern_step"));
     j->stale_kill_at = json_integer_value(json_object_get(rec, "stale_kill_at"));
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
     json_t *steps = json_object_get(rec, "steps");
@@ -689,6 +692,10 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_object_set_new(o, "restarts", json_integer(j->restarts));
     if (j->begin_time)   /* the spec's, or a requeue's later one */
         json_object_set_new(o, "begin_time", json_integer(j->begin_time));
+    /* squeue -s and scontrol show step list a running job's steps */
+    json_object_set_new(o, "extern_step", json_boolean(j->extern_step));
+    if (j->step_recs && j->state == JOB_RUNNING)
+        json_object_set_new(o, "steps", step_running_json(j));
     array_json_add(j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
@@ -744,6 +751,7 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
     j->start_time = ctld_now();
     j->launch = j->alloc_only ? LAUNCH_ACKED : LAUNCH_NONE;   /* nothing to send a node */
     j->end_node = -1;          /* a new run: no agent has reported its end */
+    j->extern_step = c->conf->prolog_contain;
     c->stats.started++;
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,

@@ -418,3 +418,16 @@ void api_step_show(struct http_req *r)
     else
         http_reply(r, 200, step_json(c, j, s));
 }
+
+json_t *step_running_json(const struct job *j)
+{
+    json_t *out = json_array();
+    size_t i;
+    json_t *rec;
+    json_array_foreach(j->step_recs, i, rec) {
+        const char *st = json_string_value(json_object_get(rec, "state"));
+        if (st && !strcmp(st, "RUNNING"))
+            json_array_append(out, rec);
+    }
+    return out;
+}

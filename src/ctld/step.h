@@ -44,6 +44,10 @@ void step_free_all(struct job_step *s);   /* the whole list; NULL is a no-op */
 /* Slurm's compressed per-node counts ("2(x3),1"), as SLURM_TASKS_PER_NODE. */
 char *step_counts_str(const int *v, size_t n);
 
+/* The step records of j still running, as squeue -s and scontrol show
+ * step list them: a new array holding them. */
+json_t *step_running_json(const struct job *j);
+
 /* The job ended: its steps still running in the records end with it. */
 void step_records_close(struct job *j);
 /* POST /v1/jobs/{id}/steps/{step}/complete {"exit_code", "signal",

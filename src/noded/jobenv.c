@@ -6,15 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fname.h"
 #include "common/xmalloc.h"
 #include "noded/jobspec.h"
 
 /* The search path of a root script: Slurm sets none; Herd sets one a user
  * cannot change, so that scripts calling plain "id" keep working. */
 #define ROOT_SCRIPT_PATH "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
-
-/* Slurm's NO_VAL-2 array task id, what %a gives outside an array. */
-#define NO_ARRAY_TASK "4294967294"
 
 struct envb {
     char **v;
@@ -224,69 +222,25 @@ void jobenv_free(char **env)
     free(env);
 }
 
-static void buf_add(char **buf, size_t *len, const char *s, size_t n)
+static struct fname_vals vals_of(const struct job_spec *js)
 {
-    *buf = xrealloc(*buf, *len + n + 1);
-    memcpy(*buf + *len, s, n);
-    *len += n;
-    (*buf)[*len] = '\0';
-}
-
-/* The value of one code, NULL when it is not one of Slurm's; numeric ones
- * honour the zero padding width. */
-static char *code_value(char c, int width, const struct job_spec *js)
-{
-    switch (c) {
-    case 'j': return xasprintf("%0*" PRId64, width, js->job_id);
-    case 'A':
-        return xasprintf("%0*" PRId64, width, js->array_job_id ? js->array_job_id : js->job_id);
-    case 'a':
-        return js->array_task_id >= 0 ? xasprintf("%0*" PRId64, width, js->array_task_id)
-                                      : xstrdup(NO_ARRAY_TASK);
-    case 'n': case 't': return xasprintf("%0*d", width, 0);
-    case 'x': return xstrdup(js->name);
-    case 'u': return xstrdup(js->user_name);
-    case 'N': return xstrdup(js->node_name);
-    case '%': return xstrdup("%");
-    default: return NULL;
-    }
-}
-
-static char *expand_literal(const char *pattern)
-{
-    char *out = xstrdup(pattern);
-    size_t k = 0;
-    for (const char *p = pattern; *p; p++)
-        if (*p != '\\')
-            out[k++] = *p;
-    out[k] = '\0';
-    return out;
+    return (struct fname_vals){
+        .job_id = js->job_id, .array_job_id = js->array_job_id,
+        .array_task_id = js->array_task_id, .step_id = FNAME_BATCH_STEP,
+        .node_name = js->node_name, .user_name = js->user_name, .job_name = js->name,
+    };
 }
 
 char *jobenv_expand(const char *pattern, const struct job_spec *js)
 {
-    if (strchr(pattern, '\\'))
-        return expand_literal(pattern);
-    char *out = xstrdup("");
-    size_t len = 0;
-    for (const char *p = pattern; *p;) {
-        const char *q = p + 1;
-        int width = 0;
-        if (*p == '%') {
-            while (isdigit((unsigned char)*q) && width < 100)
-                width = width * 10 + (*q++ - '0');
-        }
-        char *v = *p == '%' && *q ? code_value(*q, width > 10 ? 10 : width, js) : NULL;
-        if (v) {
-            buf_add(&out, &len, v, strlen(v));
-            free(v);
-            p = q + 1;
-        } else {
-            buf_add(&out, &len, p, 1);
-            p++;
-        }
-    }
-    return out;
+    struct fname_vals v = vals_of(js);
+    return fname_expand(pattern, &v);
+}
+
+const char *jobenv_default_out(const struct job_spec *js)
+{
+    struct fname_vals v = vals_of(js);
+    return fname_default(&v);
 }
 
 char *jobenv_path(const char *pattern, const char *def, const struct job_spec *js)

@@ -23,10 +23,13 @@ void jobenv_free(char **env);                    /* NULL is a no-op */
  * job's environment. Free with jobenv_free. */
 char **jobenv_root_script(const struct job_spec *js, const char *conf_path, const char *context);
 
-/* The pattern with Slurm's codes replaced; unknown codes are kept as they
- * are, and a pattern holding a backslash is taken literally (backslashes
- * dropped), as in Slurm. Caller frees. */
+/* The pattern with Slurm's codes replaced as the batch step sees them
+ * (common/fname.h: %s is "batch", %n and %t 0). Caller frees. */
 char *jobenv_expand(const char *pattern, const struct job_spec *js);
+
+/* The batch step's stdout pattern when none is given: "slurm-%A_%a.out" for
+ * an array's task, as Slurm names it, else "slurm-%j.out". */
+const char *jobenv_default_out(const struct job_spec *js);
 
 /* The file a pattern names: expanded, a relative one taken from the job's
  * work_dir; "" gives def. Caller frees. */

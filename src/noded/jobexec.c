@@ -57,7 +57,7 @@ static int open_io(const struct job_spec *js)
     const int wflags = O_WRONLY | O_CREAT | O_APPEND
                      | (strcmp(js->open_mode, "append") == 0 ? 0 : O_TRUNC);
     char *in = jobenv_path(js->std_in, "/dev/null", js);
-    char *out = jobenv_path(js->std_out, "slurm-%j.out", js);
+    char *out = jobenv_path(js->std_out, jobenv_default_out(js), js);
     char *err = js->std_err[0] ? jobenv_path(js->std_err, "", js) : xstrdup(out);
     const char *bad = in;
     int rc = open_as(in, O_RDONLY, 0, 0);

@@ -44,7 +44,8 @@ static void tell_user(const struct sup *s, const char *why)
         return;
     }
     const struct job_spec *js = s->js;
-    char *path = jobenv_path(js->std_err[0] ? js->std_err : js->std_out, "slurm-%j.out", js);
+    char *path = jobenv_path(js->std_err[0] ? js->std_err : js->std_out,
+                             jobenv_default_out(js), js);
     int fd = jobexec_become_user(js) == 0
         ? open(path, O_WRONLY | O_APPEND | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
     if (fd >= 0)

@@ -355,6 +355,8 @@ static void conf_add_globals(struct lines *l, const char *d, int port, const cha
          * agent answers (Slurm's default, 0, waits for an admin) */
         xstrdup("ReturnToService=2"),
         xstrdup("MinJobAge=300"),
+        /* as a typical GPU cluster has it: each job gets its extern step */
+        xstrdup("PrologFlags=Contain"),
     };
     for (size_t i = 0; i < sizeof v / sizeof *v; i++)
         lines_insert(l, l->n, v[i]);

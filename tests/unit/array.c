@@ -153,9 +153,29 @@ static void test_common_and_covers(void **state)
     taskset_free(c);
 }
 
+/* What slurm-ref's squeue printed for these --array specs. */
+static void test_show_as_slurm(void **state)
+{
+    (void)state;
+    const char *cases[][2] = {
+        { "3-9:2", "3,5,7,9" }, { "1,4,7", "1,4,7" }, { "5-10%2", "5-10%2" },
+        { "1,3-9:2,20", "1,3,5,7,9,20" }, { "0-98:2", "0-98:2" }, { "0-20:4%3", "0-20:4%3" },
+        { "3-15:3", "3,6,9,12,15" }, { "0-15:3", "0-15:3" }, { "1-12:2", "1,3,5,7,9,11" },
+        { "100-112:2", "100-112:2" }, { "10-30:5", "10,15,20,25,30" }, { "5,7-10%2", "5,7-10%2" },
+        { "1-3,5,7,9", "1-3,5,7,9" }, { "7", "7" },
+        { "1,0-300:2", "0-2,4,6,8,10,12,14,16,18,20,22,24,26,28,30,32,34,36,38,40,42..." },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        char *s = taskset_show(cases[i][0]);
+        assert_string_equal(s, cases[i][1]);
+        free(s);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_show_as_slurm),
         cmocka_unit_test(test_range),
         cmocka_unit_test(test_list),
         cmocka_unit_test(test_step_and_throttle),

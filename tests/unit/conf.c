@@ -566,6 +566,25 @@ static void test_expand_node(void **state)
     assert_null(conf_expand_node(NULL, "n"));
 }
 
+/* PrologFlags: Contain, or X11 which implies it, gives jobs an extern step;
+ * Slurm refuses a flag it does not know. */
+static void test_prolog_flags(void **state)
+{
+    (void)state;
+    const struct { const char *line; bool contain; } cases[] = {
+        { "", false }, { "PrologFlags=Alloc\n", false }, { "PrologFlags=Contain\n", true },
+        { "PrologFlags=alloc,contain,NoHold\n", true }, { "PrologFlags=X11\n", true },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        struct conf *c = load(cases[i].line);
+        assert_non_null(c);
+        assert_int_equal(c->prolog_contain, cases[i].contain);
+        conf_destroy(c);
+    }
+    load_fails("PrologFlags=Contain,Sometimes\n", "slurm.conf", 1,
+               "invalid value 'Contain,Sometimes' for PrologFlags");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -578,6 +597,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_unknown_key, setup, teardown),
         cmocka_unit_test_setup_teardown(test_defaults_inherit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gres, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_prolog_flags, setup, teardown),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_expand_node),
     };

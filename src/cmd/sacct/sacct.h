@@ -85,6 +85,9 @@ struct sacct_want {
 struct sacct_row sacct_job_row(const json_t *job);
 /* Whether -j asked for this row (no -j: every row). */
 bool sacct_wanted(const struct sacct_want *want, size_t nwant, const struct sacct_row *r);
+/* Whether a started job has this row of its own: the extern step only
+ * when it started under PrologFlags=Contain, as in Slurm. */
+bool sacct_has_step(const json_t *rec, enum sacct_row_kind kind);
 /* A pending array's record (its tasks not started yet, "6-9%2"). */
 bool sacct_is_pending_array(const json_t *rec);
 

@@ -13,6 +13,7 @@
 #include "client/cmdutil.h"
 #include "cmd/sacct/sacct.h"
 #include "common/hostlist.h"
+#include "common/taskset.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
@@ -407,9 +408,13 @@ static char *f_job_id_array(const struct sacct_row *r, const struct sacct_ctx *x
     if (array_id > 0 && json_is_integer(task))
         return xasprintf("%lld_%lld%s", (long long)array_id, (long long)json_integer_value(task),
                          step_suffix(r, sfx, sizeof sfx));
-    if (array_id > 0 && pending)
-        return xasprintf("%lld_[%s]%s", (long long)array_id, pending,
-                         step_suffix(r, sfx, sizeof sfx));
+    if (array_id > 0 && pending && *pending) {   /* none left: the bare id, as Slurm's */
+        char *show = taskset_show(pending);
+        char *id = xasprintf("%lld_[%s]%s", (long long)array_id, show,
+                             step_suffix(r, sfx, sizeof sfx));
+        free(show);
+        return id;
+    }
     return f_job_id(r, x);
 }
 

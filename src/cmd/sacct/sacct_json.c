@@ -128,7 +128,8 @@ static json_t *steps_json(const struct sacct_row *r, const struct sacct_ctx *x)
     struct sacct_row s = *r;
     bool batch = !jget_bool(json_object_get(rec, "spec"), "allocation", false);
     for (s.kind = batch ? SACCT_BATCH : SACCT_EXTERN; s.kind <= SACCT_EXTERN; s.kind++)
-        json_array_append_new(steps, step_json(&s, x));
+        if (sacct_has_step(rec, s.kind))
+            json_array_append_new(steps, step_json(&s, x));
     size_t i;
     const json_t *step;
     json_array_foreach(json_object_get(rec, "steps"), i, step) {

@@ -128,6 +128,11 @@ struct sacct_row sacct_job_row(const json_t *job)
     return r;
 }
 
+bool sacct_has_step(const json_t *rec, enum sacct_row_kind kind)
+{
+    return kind != SACCT_EXTERN || jget_bool(rec, "extern_step", false);
+}
+
 bool sacct_is_pending_array(const json_t *rec)
 {
     const char *tasks = jget_str(rec, "array_task_str", "");
@@ -148,7 +153,7 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     /* an allocation of srun or salloc has no batch step, as in Slurm */
     bool batch = !jget_bool(json_object_get(r.rec, "spec"), "allocation", false);
     for (r.kind = batch ? SACCT_BATCH : SACCT_EXTERN; r.kind <= SACCT_EXTERN; r.kind++)
-        if (sacct_wanted(want, nwant, &r))
+        if (sacct_has_step(r.rec, r.kind) && sacct_wanted(want, nwant, &r))
             print_row(out, o, x, &r);
     print_steps(out, o, x, &r, want, nwant);
 }

@@ -1,8 +1,8 @@
 /*
  * scontrol: the pieces of the scontrol command shared by its files:
- * scontrol.c (dispatch, hold/release/requeue/update/ping/reconfigure) and
+ * scontrol.c (dispatch, hold/release/requeue/update/ping/reconfigure),
  * scontrol_show.c (show job/node/partition/config/hostnames/hostlist in
- * Slurm's Key=Value layout).
+ * Slurm's Key=Value layout) and scontrol_step.c (show step).
  */
 #ifndef HERD_CMD_SCONTROL_H
 #define HERD_CMD_SCONTROL_H
@@ -31,6 +31,9 @@ int scontrol_job_cpus_per_task(const json_t *j);
 
 /* `scontrol show config` (show_config.c). Exit code. */
 int scontrol_show_config(void);
+
+/* `scontrol show step [ID[.STEP]]` (scontrol_step.c). Exit code. */
+int scontrol_show_step(const struct scontrol_opts *o, const char *arg);
 
 /* True when a matches a prefix of at least min characters of word (Slurm
  * takes unique abbreviations, case-insensitive). */

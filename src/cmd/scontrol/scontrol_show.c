@@ -19,6 +19,7 @@
 #include "client/version.h"
 #include "cmd/scontrol/scontrol.h"
 #include "common/conf.h"
+#include "common/fname.h"
 #include "common/hostlist.h"
 #include "common/taskset.h"
 #include "common/timefmt.h"
@@ -134,7 +135,7 @@ static void job_who(const json_t *j)
     nl();
     printf("Priority=%lld Nice=%lld Account=%s QOS=%s",
            job_held(j) ? 0LL : (long long)jget_int(j, "priority", 0), (long long)job_nice(j),
-           sget(j, "account"), sget(j, "qos"));
+           sget(j, "account"), *jget_str(j, "qos", "") ? jget_str(j, "qos", "") : "normal");
     if (jget_str(j, "wckey", NULL))
         printf(" WCKey=%s", jget_str(j, "wckey", ""));
     nl();
@@ -197,7 +198,7 @@ static void job_place(const json_t *j)
     nl();
     printf("ReqNodeList=%s ExcNodeList=%s", sget(j, "req_nodes"), sget(j, "exc_nodes"));
     nl();
-    printf("NodeList=%s", sget(j, "node_list"));
+    printf("NodeList=%s", jget_str(j, "node_list", ""));   /* blank while pending, as Slurm's */
     nl();
     const char *list = jget_str(j, "node_list", "");
     struct hostlist *hl = *list ? hostlist_create(list) : NULL;
@@ -223,29 +224,76 @@ static uint64_t job_mem(const json_t *j, int cpus, int gpus, uint64_t *min, bool
     return node ? node * (uint64_t)nodes : cpu ? cpu * (uint64_t)cpus : gpu * (uint64_t)gpus;
 }
 
+/* Slurm 22.05's one TRES line: what a pending job asks, what a started one
+ * holds; no mem= when none is counted. */
 static void job_tres(const json_t *j, int cpus, uint64_t mem, int gpus)
 {
     char m[32];
-    char g[32] = "";
+    printf("TRES=cpu=%d", cpus);
+    if (mem)
+        printf(",mem=%s", mem_str(mem, m, sizeof m));
+    printf(",node=%d,billing=%d", (int)jget_int(j, "num_nodes", 1), cpus);
     if (gpus)
-        snprintf(g, sizeof g, ",gres/gpu=%d", gpus);
-    int nodes = (int)jget_int(j, "num_nodes", 1);
-    printf("ReqTRES=cpu=%d,mem=%s,node=%d,billing=%d%s", cpus, mem_str(mem, m, sizeof m), nodes,
-           cpus, g);
-    nl();
-    if (strcmp(jget_str(j, "state", ""), "PENDING"))
-        printf("AllocTRES=cpu=%d,mem=%s,node=%d,billing=%d%s", cpus, m, nodes, cpus, g);
-    else
-        printf("AllocTRES=(null)");
+        printf(",gres/gpu=%d", gpus);
     nl();
 }
 
-static void job_shape(const json_t *j)
+/* GPU indices as Slurm's IDX: "0-1,3". */
+static void idx_str(const json_t *idx, char *buf, size_t n)
+{
+    size_t k = 0, i = 0, len = json_array_size(idx);
+    buf[0] = '\0';
+    while (i < len && k + 24 < n) {
+        json_int_t a = json_integer_value(json_array_get(idx, i)), z = a;
+        while (i + 1 < len && json_integer_value(json_array_get(idx, i + 1)) == z + 1)
+            z = json_integer_value(json_array_get(idx, ++i));
+        k += (size_t)(a == z ? snprintf(buf + k, n - k, "%s%lld", k ? "," : "", (long long)a)
+                             : snprintf(buf + k, n - k, "%s%lld-%lld", k ? "," : "",
+                                        (long long)a, (long long)z));
+        i++;
+    }
+}
+
+/* -d: what the job holds on each node, as Slurm's JOB_GRES and Nodes=
+ * lines (Herd counts CPUs, not which ones: CPU_IDs numbers them from 0). */
+static void job_detail(const json_t *j, uint64_t mem, int gpus)
+{
+    const json_t *alloc = json_object_get(j, "gpus_alloc");
+    size_t nodes = json_object_size(alloc);
+    if (!nodes || !strcmp(jget_str(j, "state", ""), "PENDING"))
+        return;
+    if (gpus)
+        printf("JOB_GRES=gpu:%d", gpus);
+    else
+        printf("JOB_GRES=(null)");
+    nl();
+    int per = (int)(jget_int(j, "num_cpus", 1) / (int64_t)nodes);
+    const char *name;
+    const json_t *idx;
+    json_object_foreach((json_t *)alloc, name, idx) {
+        char ix[128];
+        idx_str(idx, ix, sizeof ix);
+        printf("  Nodes=%s CPU_IDs=0", name);
+        if (per > 1)
+            printf("-%d", per - 1);
+        printf(" Mem=%llu GRES=", (unsigned long long)(mem / nodes));
+        if (json_array_size(idx))
+            printf("gpu:%zu(IDX:%s)", json_array_size(idx), ix);
+        nl();
+    }
+}
+
+static void job_shape(const struct scontrol_opts *o, const json_t *j)
 {
     int cpus = (int)jget_int(j, "num_cpus", 1), gpus = scontrol_job_gpus(j);
     int cpt = scontrol_job_cpus_per_task(j), tpn = (int)jget_int(j, "ntasks_per_node", 0);
-    printf("NumNodes=%lld NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*",
-           (long long)jget_int(j, "num_nodes", 1), cpus, job_tasks(j), cpt);
+    long long nn = (long long)jget_int(j, "num_nodes", 1);
+    /* a pending job given -N shows its range: "1-1", "2-4" */
+    if (!strcmp(jget_str(j, "state", ""), "PENDING") && jget_int(j, "max_nodes", 0) > 0)
+        printf("NumNodes=%lld-%lld", nn, (long long)jget_int(j, "max_nodes", 0));
+    else
+        printf("NumNodes=%lld", nn);
+    printf(" NumCPUs=%d NumTasks=%d CPUs/Task=%d ReqB:S:C:T=0:0:*:*", cpus, job_tasks(j), cpt);
     nl();
     uint64_t min;
     bool per_cpu;
@@ -253,6 +301,8 @@ static void job_shape(const json_t *j)
     job_tres(j, cpus, mem, gpus);
     printf("Socks/Node=* NtasksPerN:B:S:C=%d:0:*:* CoreSpec=*", tpn);
     nl();
+    if (o->details)
+        job_detail(j, mem, gpus);
     char m[32];
     printf("MinCPUsNode=%d MinMemory%s=%s MinTmpDiskNode=0", cpt * (tpn > 0 ? tpn : 1),
            per_cpu ? "CPU" : "Node", mem_str(min, m, sizeof m));
@@ -264,30 +314,23 @@ static void job_shape(const json_t *j)
     nl();
 }
 
-/* Slurm's expansion of an output pattern for show job: %j %x %u %A %%. */
+/* A pattern as show job prints it (common/fname.h), under WorkDir when
+ * relative; "" is the default file. */
 static char *io_path(const json_t *j, const char *pat)
 {
-    char *out = NULL;
-    size_t n = 0;
-    FILE *f = open_memstream(&out, &n);
-    const char *wd = jget_str(j, "work_dir", "");
-    if (pat[0] != '/')
-        fprintf(f, "%s/", wd);
-    for (const char *p = pat; *p; p++) {
-        if (*p != '%' || !p[1]) {
-            fputc(*p, f);
-            continue;
-        }
-        switch (*++p) {
-        case 'j': case 'A': fprintf(f, "%lld", (long long)jget_int(j, "job_id", 0)); break;
-        case 'x': fputs(jget_str(j, "name", ""), f); break;
-        case 'u': fputs(jget_str(j, "user_name", ""), f); break;
-        case '%': fputc('%', f); break;
-        default: fprintf(f, "%%%c", *p); break;
-        }
-    }
-    fclose(f);
-    return out;
+    const json_t *task = json_object_get(j, "array_task_id");
+    struct fname_vals v = {
+        .job_id = jget_int(j, "job_id", 0), .array_job_id = jget_int(j, "array_job_id", 0),
+        .array_task_id = json_is_integer(task) ? json_integer_value(task) : -1,
+        .step_id = FNAME_BATCH_STEP, .user_name = jget_str(j, "user_name", ""),
+        .job_name = jget_str(j, "name", ""),
+    };
+    char *name = fname_show(*pat ? pat : fname_default(&v), &v);
+    if (name[0] == '/')
+        return name;
+    char *path = xasprintf("%s/%s", jget_str(j, "work_dir", ""), name);
+    free(name);
+    return path;
 }
 
 static void job_io(const json_t *j)
@@ -302,7 +345,7 @@ static void job_io(const json_t *j)
     const char *out = jget_str(j, "stdout", "");
     const char *err = jget_str(j, "stderr", "");
     const char *in = jget_str(j, "stdin", "");
-    char *po = io_path(j, *out ? out : "slurm-%j.out");
+    char *po = io_path(j, out);
     char *pe = *err ? io_path(j, err) : xstrdup(po);
     nl();
     printf("StdErr=%s", pe);
@@ -324,9 +367,13 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     if (jget_int(j, "array_job_id", 0) > 0 && json_is_integer(task))
         printf("ArrayJobId=%lld ArrayTaskId=%lld ", (long long)jget_int(j, "array_job_id", 0),
                (long long)json_integer_value(task));
-    else if (jget_int(j, "array_job_id", 0) > 0)   /* the pending tasks, "5-15%8" */
+    else if (jget_int(j, "array_job_id", 0) > 0) {   /* the pending tasks, "5-15%8" */
+        char *show = taskset_show(jget_str(j, "array_task_str", ""));
+        /* none left waiting (every task cancelled by name): Slurm's NO_VAL - 1 */
         printf("ArrayJobId=%lld ArrayTaskId=%s ", (long long)jget_int(j, "array_job_id", 0),
-               jget_str(j, "array_task_str", ""));
+               *show ? show : "4294967294");
+        free(show);
+    }
     /* the throttle of "--array 4-15%8", which Slurm shows on every task */
     const char *pct = strchr(jget_str(j, "array", ""), '%');
     if (jget_int(j, "array_job_id", 0) > 0 && pct && atoi(pct + 1) > 0)
@@ -337,7 +384,7 @@ static void job_print(const struct scontrol_opts *o, const json_t *j)
     job_status(o, j);
     job_times(j);
     job_place(j);
-    job_shape(j);
+    job_shape(o, j);
     job_io(j);
     nl();
     fputs(o->oneliner ? "\n" : "\n\n", stdout);
@@ -647,8 +694,11 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     sep = o->oneliner ? " " : "\n   ";
     const char *what = argc > 0 ? argv[0] : "";
     const char *arg = argc > 1 ? argv[1] : NULL;
-    if (scontrol_word(what, "job", 1) || scontrol_word(what, "jobs", 1))
+    if (scontrol_word(what, "job", 1) || scontrol_word(what, "jobs", 1) ||
+        !strcasecmp(what, "jobid"))
         return show_job(o, arg);
+    if (scontrol_word(what, "steps", 1))
+        return scontrol_show_step(o, arg);
     if (scontrol_word(what, "nodes", 1))
         return show_named(o, PATH_NODES, "nodes", arg, "Node", node_print);
     if (scontrol_word(what, "partitions", 1))

@@ -40,6 +40,7 @@ static const struct option squeue_options[] = {
     {"partitions", required_argument, NULL, 'p'},
     {"start", no_argument, NULL, OPT_START},
     {"states", required_argument, NULL, 't'},
+    {"steps", optional_argument, NULL, 's'},
     {"usage", no_argument, NULL, OPT_USAGE},
     {"user", required_argument, NULL, 'u'},
     {"users", required_argument, NULL, 'u'},
@@ -50,7 +51,7 @@ static const struct option squeue_options[] = {
 static void squeue_usage(void)
 {
     printf("Usage: squeue [-a] [-h] [-l] [-r] [-j jobs] [-n names] [-o format] [-O fields]\n"
-           "              [-p partitions] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
+           "              [-p partitions] [-s [steps]] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
            "              [--json] [--noconvert] [--only-job-state] [-v]\n");
 }
 
@@ -123,6 +124,11 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
     case 'o': o->format = optarg; return 0;
     case 'O': o->long_format = optarg; return 0;
     case 'r': o->array = true; return 0;
+    case 's':
+        o->steps = true;
+        if (optarg)
+            strlist_split(&o->step_list, optarg);
+        return 0;
     case OPT_JSON: o->json = true; return 0;
     case OPT_NOCONVERT: o->noconvert = true; return 0;
     case 'n': strlist_split_raw(&o->names, optarg); return 0;
@@ -159,7 +165,7 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     bool jobs_flag = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rt:u:vw:", squeue_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rs::t:u:vw:", squeue_options, NULL)) != -1)
         if (squeue_option(o, c, &jobs_flag) < 0)
             return -1;
     if (optind < argc && jobs_flag && squeue_add_jobs(o, argv[optind++]) < 0)
@@ -255,7 +261,10 @@ int cmd_squeue(int argc, char **argv)
     struct squeue_opts o = {0};
     struct sq_rows jobs = {0};
     int rc = 1;
-    if (squeue_parse(argc, argv, &o) == 0 && squeue_fetch(&o, &jobs) == 0) {
+    int parsed = squeue_parse(argc, argv, &o);
+    if (parsed == 0 && o.steps) {
+        rc = squeue_steps(&o, PROG);
+    } else if (parsed == 0 && squeue_fetch(&o, &jobs) == 0) {
         if (o.json)
             squeue_print_json(stdout, &jobs, &o);
         rc = o.json ? 0 : squeue_print(stdout, &jobs, &o, PROG) < 0;

@@ -39,6 +39,8 @@ struct squeue_opts {
     bool array;                /* -r: one line per array task */
     bool noconvert;            /* --noconvert: memory in MB as given */
     bool json;                 /* --json */
+    bool steps;                /* -s: the running jobs' steps */
+    struct strlist step_list;  /* -s=12.0,13.batch: only these */
 };
 
 /* What the field functions get as ctx besides the job. */
@@ -88,5 +90,9 @@ void squeue_jobs(struct sq_rows *jobs, const struct squeue_opts *o);
 /* --json: the jobs that pass o's filters, in the shape of Slurm's
  * data_parser, written job by job (squeue_json.c). */
 void squeue_print_json(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o);
+
+/* -s: the steps of the jobs that pass o's filters (squeue_steps.c); the
+ * exit code. */
+int squeue_steps(const struct squeue_opts *o, const char *prog);
 
 #endif

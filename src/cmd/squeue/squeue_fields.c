@@ -5,11 +5,13 @@
 #include <grp.h>
 #include <pwd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "client/jobstate.h"
 #include "cmd/squeue/squeue.h"
 #include "common/hostlist.h"
+#include "common/taskset.h"
 #include "common/timefmt.h"
 
 #define UNUSED __attribute__((unused))
@@ -83,6 +85,8 @@ static const char *elapsed_field(int64_t secs, struct fmt_buf *b)
     return fmt_buf_text(b);
 }
 
+#define SQ_ID_MAX 31
+
 /* The id as Slurm's %i prints it: "123", an array task "123_4", a pending
  * array's record "123_[4-15%8]". */
 FIELD(f_job_id)
@@ -93,9 +97,13 @@ FIELD(f_job_id)
         return int_field(rec, SQ_JOB_ID, b);
     fmt_buf_int(b, array_id);
     if (tasks && *tasks) {
+        char *show = taskset_show(tasks);
         fmt_buf_str(b, "_[");
-        fmt_buf_str(b, tasks);
+        fmt_buf_str(b, show);
         fmt_buf_str(b, "]");
+        free(show);
+        if (b->n > SQ_ID_MAX)   /* Slurm composes the id in a 32-byte buffer */
+            b->n = SQ_ID_MAX;
     } else {
         fmt_buf_str(b, "_");
         fmt_buf_int(b, sq_int(rec, SQ_ARRAY_TASK_ID, 0));
@@ -114,8 +122,12 @@ FIELD(f_array_job_id)
 FIELD(f_array_task_id)
 {
     const char *tasks = sq_str(rec, SQ_ARRAY_TASK_STR, NULL);
-    if (tasks && *tasks)
-        return tasks;
+    if (tasks && *tasks) {
+        char *show = taskset_show(tasks);
+        fmt_buf_str(b, show);
+        free(show);
+        return fmt_buf_text(b);
+    }
     if (sq_int(rec, SQ_ARRAY_JOB_ID, 0) > 0 && sq_is_int(rec, SQ_ARRAY_TASK_ID))
         return int_field(rec, SQ_ARRAY_TASK_ID, b);
     return "N/A";

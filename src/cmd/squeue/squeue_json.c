@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cmd/squeue/squeue.h"
+#include "common/taskset.h"
 
 /* Slurm's INFINITE and NO_VAL as its JSON writes them. */
 #define SLURM_INFINITE 4294967295LL
@@ -24,11 +25,18 @@ static json_t *job_array_fields(const struct sq_row *job)
     int64_t array_id = sq_int(job, SQ_ARRAY_JOB_ID, 0);
 
     const char *tasks = sq_str(job, SQ_ARRAY_TASK_STR, NULL);
-    return json_pack("{s:I, s:o, s:s}", "array_job_id", (json_int_t)array_id, "array_task_id",
-                     array_id > 0 && sq_is_int(job, SQ_ARRAY_TASK_ID)
-                         ? json_integer(sq_int(job, SQ_ARRAY_TASK_ID, 0))
-                         : json_null(),
-                     "array_task_string", tasks ? tasks : "");
+    /* the fold squeue prints, "3,5,7,9%2" (slurm-ref) */
+    char *show = tasks && *tasks ? taskset_show(tasks) : NULL;
+    json_t *o = json_pack("{s:I, s:o, s:s}", "array_job_id", (json_int_t)array_id,
+                          "array_task_id",
+                          array_id > 0 && sq_is_int(job, SQ_ARRAY_TASK_ID)
+                              ? json_integer(sq_int(job, SQ_ARRAY_TASK_ID, 0))
+                              : json_null(),
+                          "array_task_string", show ? show : "");
+    free(show);
+    const char *pct = tasks ? strchr(tasks, '%') : NULL;
+    json_object_set_new(o, "array_max_tasks", json_integer(pct ? atoi(pct + 1) : 0));
+    return o;
 }
 
 static json_t *job_record(const struct sq_row *job)

@@ -14,6 +14,7 @@ void squeue_opts_clear(struct squeue_opts *o)
     strlist_clear(&o->jobs);
     strlist_clear(&o->parts);
     strlist_clear(&o->names);
+    strlist_clear(&o->step_list);
     free(o->uids);
     o->uids = NULL;
     o->nuids = 0;

@@ -1,10 +1,9 @@
 /*
  * srun_files: srun's -o/-e/-i files. srun writes each task's output where
  * its pattern says (on a cluster the submit host and the nodes share the
- * file system, so it lands where Slurm's stepd would put it): %t task,
- * %n node index in the step, %N node name, %j job, %s step, %J job.step,
- * %u user, %x job name, %%, with a width as in %3t; tasks whose names come
- * out the same share one file. -i gives every task the same file.
+ * file system, so it lands where Slurm's stepd would put it), with Slurm's
+ * codes (common/fname.h); tasks whose names come out the same share one
+ * file. -i gives every task the same file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +14,7 @@
 #include <unistd.h>
 
 #include "cmd/srun/srun.h"
+#include "common/fname.h"
 #include "common/xmalloc.h"
 
 struct srun_file {
@@ -34,40 +34,27 @@ static const struct srun_node *node_of(const struct srun *s, int task, int *inde
     return s->nodes;
 }
 
-/* The pattern for one task; caller frees. */
+static int64_t env_int(const char *name, int64_t def)
+{
+    const char *v = getenv(name);
+    return v && *v ? strtoll(v, NULL, 10) : def;
+}
+
+/* The pattern for one task; caller frees. Inside an array's task the
+ * array's ids come from the batch step's environment, as srun reads them. */
 char *srun_file_name(const struct srun *s, const char *pat, int task)
 {
     int nid;
     const struct srun_node *n = node_of(s, task, &nid);
     const struct passwd *pw = getpwuid(getuid());
-    const char *jname = getenv("SLURM_JOB_NAME");
-    size_t cap = strlen(pat) * 4 + 256, k = 0;
-    char *out = xmalloc(cap);
-    for (const char *p = pat; *p && k < cap - 128; p++) {
-        if (*p != '%' || !p[1]) {
-            out[k++] = *p;
-            continue;
-        }
-        char *end;
-        long w = strtol(p + 1, &end, 10);
-        int width = end > p + 1 && w > 0 && w < 10 ? (int)w : 0;
-        char c = *end;
-        p = end;
-        switch (c) {
-        case 't': k += (size_t)snprintf(out + k, cap - k, "%0*d", width, task); break;
-        case 'n': k += (size_t)snprintf(out + k, cap - k, "%0*d", width, nid); break;
-        case 'j': k += (size_t)snprintf(out + k, cap - k, "%0*lld", width, (long long)s->job_id); break;
-        case 's': k += (size_t)snprintf(out + k, cap - k, "%0*d", width, s->step_id); break;
-        case 'J': k += (size_t)snprintf(out + k, cap - k, "%lld.%d", (long long)s->job_id, s->step_id); break;
-        case 'N': k += (size_t)snprintf(out + k, cap - k, "%.100s", n ? n->name : ""); break;
-        case 'u': k += (size_t)snprintf(out + k, cap - k, "%.64s", pw ? pw->pw_name : ""); break;
-        case 'x': k += (size_t)snprintf(out + k, cap - k, "%.100s", jname ? jname : ""); break;
-        case '%': out[k++] = '%'; break;
-        default: out[k++] = '%'; out[k++] = c; break;
-        }
-    }
-    out[k] = '\0';
-    return out;
+    struct fname_vals v = {
+        .job_id = s->job_id, .step_id = s->step_id, .node_index = nid, .task_id = task,
+        .array_job_id = env_int("SLURM_ARRAY_JOB_ID", 0),
+        .array_task_id = env_int("SLURM_ARRAY_TASK_ID", -1),
+        .node_name = n ? n->name : "", .user_name = pw ? pw->pw_name : "",
+        .job_name = getenv("SLURM_JOB_NAME"),
+    };
+    return fname_expand(pat, &v);
 }
 
 static int file_for(struct srun *s, const char *path, char *err, size_t errlen)
@@ -91,12 +78,15 @@ int srun_files_open(struct srun *s)
     const char *pat[2] = { s->o->output, s->o->error ? s->o->error : s->o->output };
     char err[512];
     if (s->o->input) {
-        int fd = open(s->o->input, O_RDONLY | O_CLOEXEC);
+        char *in = srun_file_name(s, s->o->input, 0);
+        int fd = open(in, O_RDONLY | O_CLOEXEC);
         if (fd < 0 || dup2(fd, 0) < 0) {
-            fprintf(stderr, "srun: error: Could not open stdin file: %s: %s\n", s->o->input,
+            fprintf(stderr, "srun: error: Could not open stdin file: %s: %s\n", in,
                     strerror(errno));
+            free(in);
             return -1;
         }
+        free(in);
         close(fd);
     }
     s->task_fd = xcalloc((size_t)s->ntasks * 2 + 1, sizeof *s->task_fd);
