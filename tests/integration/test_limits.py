@@ -68,6 +68,14 @@ def test_per_user_gpu_cap(clean, workdir):
     assert "herdtest1 uses 2 of the 2 GPUs allowed per user by QOS normal " \
            "(MaxTRESPerUser=gres/gpu=2)" in words, words
     assert f"job {mine[0]} ends at about" in words, words
+    show = c.run(["scontrol", "show", "job", str(mine[2])]).stdout.splitlines()
+    assert show[4].startswith("   Why=herdtest1 uses 2 of the 2 GPUs"), show[:6]
+    assert "Reason=QOSMaxGRESPerUser" in show[3], show[3]
+    import json
+    listed = json.loads(c.run(["squeue", "--json"]).stdout)["jobs"]
+    mine2 = [j for j in listed if j["job_id"] == mine[2]][0]
+    assert mine2["state_reason"] == "QOSMaxGRESPerUser"
+    assert mine2["reason_text"].startswith("herdtest1 uses 2 of the 2 GPUs"), mine2
     why = c.run(["herd", "why", str(mine[2])]).stdout
     assert why.startswith(f"Job {mine[2]} is PENDING (QOSMaxGRESPerUser): herdtest1 uses 2 of"), why
     # squeue --start counts the limit: not before the first of the user's jobs ends

@@ -144,9 +144,14 @@ static void job_who(const json_t *j)
 static void job_status(const struct scontrol_opts *o, const json_t *j)
 {
     const char *dep = jget_str(j, "dependency", NULL);
+    const char *why = jget_str(j, "reason_text", "");
     printf("JobState=%s Reason=%s Dependency=%s", jget_str(j, "state", "?"),
            jget_str(j, "reason", "None"), dep && *dep ? dep : "(null)");
     nl();
+    if (*why && !strcmp(jget_str(j, "state", ""), "PENDING")) {
+        printf("Why=%s", why);   /* Herd's words, on a line and key of their own */
+        nl();
+    }
     printf("Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%lld:%lld",
            jget_bool(j, "requeue", false), (long long)jget_int(j, "restarts", 0),
            (long long)jget_int(j, "exit_code", 0), (long long)jget_int(j, "exit_signal", 0));

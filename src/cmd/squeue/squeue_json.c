@@ -65,6 +65,9 @@ static json_t *job_record(const struct sq_row *job)
     json_t *arr = job_array_fields(job);
     json_object_update(o, arr);
     json_decref(arr);
+    const char *why = sq_str(job, SQ_REASON_TEXT, "");
+    if (*why)   /* Herd's words for why it waits; a key Slurm does not have */
+        json_object_set_new(o, "reason_text", json_string(why));
     return o;
 }
 
