@@ -11,9 +11,13 @@ cc -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -O2 -g -Isrc -o build/bench/sc
 for nodes in 1000 10000; do
     for pending in 10000 50000 100000; do
         for policy in ${POLICIES:-easy herd conservative}; do
-            for users in 0 ${USERS:-1000}; do
-                timeout ${BENCH_TIMEOUT:-120} build/bench/sched $nodes $pending $policy 0 $users ||
-                    echo "$policy nodes $nodes pending $pending users $users: over ${BENCH_TIMEOUT:-120} s"
+            for users in 0 ${USERS:-1000} loose; do
+                if [ $users = loose ]; then
+                    LOOSE=1 timeout ${BENCH_TIMEOUT:-120} build/bench/sched $nodes $pending \
+                        $policy 0 ${USERS:-1000} | sed 's/$/  (caps never reached)/'
+                else
+                    timeout ${BENCH_TIMEOUT:-120} build/bench/sched $nodes $pending $policy 0 $users
+                fi || echo "$policy nodes $nodes pending $pending users $users: over ${BENCH_TIMEOUT:-120} s"
             done
         done
     done

@@ -41,25 +41,49 @@ void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
 
 void sched_limits_init(struct sched_limits *l, const struct sched_input *in)
 {
+    memset(l, 0, sizeof *l);
     l->n = in->nlimits;
     l->left = xcalloc(l->n ? l->n : 1, sizeof *l->left);
     l->lim = in->limits;
     for (size_t i = 0; i < l->n; i++)
         memcpy(l->left[i], in->limits[i].left, sizeof l->left[i]);
+    if (l->n) {   /* a job's amounts, worked out once: a pass may test it twice */
+        l->pending = in->pending;
+        l->npending = in->npending;
+        l->amounts = xcalloc(in->npending ? in->npending : 1, sizeof *l->amounts);
+        l->known = xcalloc(in->npending ? in->npending : 1, sizeof *l->known);
+    }
 }
 
 void sched_limits_fini(struct sched_limits *l)
 {
     xfree(l->left);
+    xfree(l->amounts);
+    xfree(l->known);
+}
+
+static const int64_t *amounts_of(const struct sched_limits *l, const struct sched_job *j,
+                                 int64_t tmp[SCHED_RES_N])
+{
+    size_t i = (size_t)(j - l->pending);
+    if (!l->amounts || j < l->pending || i >= l->npending) {
+        sched_job_amounts(j, tmp);
+        return tmp;
+    }
+    if (!l->known[i]) {
+        sched_job_amounts(j, l->amounts[i]);
+        l->known[i] = true;
+    }
+    return l->amounts[i];
 }
 
 bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
                       struct sched_decision *d)
 {
-    int64_t v[SCHED_RES_N];
+    int64_t tmp[SCHED_RES_N];
     if (!j->nlimits)
         return true;
-    sched_job_amounts(j, v);
+    const int64_t *v = amounts_of(l, j, tmp);
     for (size_t k = 0; k < j->nlimits; k++) {
         uint32_t i = j->limits[k];
         if (i >= l->n)
@@ -80,8 +104,10 @@ bool sched_limits_fit(const struct sched_limits *l, const struct sched_job *j,
 
 void sched_limits_take(struct sched_limits *l, const struct sched_job *j)
 {
-    int64_t v[SCHED_RES_N];
-    sched_job_amounts(j, v);
+    int64_t tmp[SCHED_RES_N];
+    if (!j->nlimits)
+        return;
+    const int64_t *v = amounts_of(l, j, tmp);
     for (size_t k = 0; k < j->nlimits; k++) {
         uint32_t i = j->limits[k];
         for (int r = 0; i < l->n && r < SCHED_RES_WALL; r++)

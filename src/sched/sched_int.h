@@ -144,6 +144,10 @@ struct sched_limits {
     const struct sched_limit *lim;
     int64_t (*left)[SCHED_RES_N];
     size_t n;
+    const struct sched_job *pending;   /* the pass's jobs, whose amounts are kept */
+    size_t npending;
+    int64_t (*amounts)[SCHED_RES_N];
+    bool *known;
 };
 void sched_limits_init(struct sched_limits *l, const struct sched_input *in);
 void sched_limits_fini(struct sched_limits *l);
