@@ -81,6 +81,30 @@ static void never_fits(const struct limit_src *src, void *arg)
     }
 }
 
+/* MaxTRESPerNode of its QOS or (inherited) association: a job asking more
+ * of one node can never run. */
+static void too_wide(const struct limit_src *src, void *arg)
+{
+    static const struct { const char *tres, *qos, *assoc; enum sched_res r; } per[] = {
+        { "cpu", "QOSMaxCpuPerNode", "AssocMaxCpuPerNode", SCHED_RES_CPU },
+        { "mem", "QOSMaxMemoryPerNode", "AssocMaxMemPerNode", SCHED_RES_MEM },
+        { "gres/gpu", "QOSMaxGRESPerNode", "AssocMaxGRESPerNode", SCHED_RES_GPU },
+    };
+    struct admit *a = arg;
+    const json_t *cap = json_object_get(src->obj, "MaxTRESPerNode");
+    int64_t v[SCHED_RES_N];
+    if (!cap || (src->kind != LK_QOS_JOB && src->kind != LK_ASSOC_USER))
+        return;
+    sched_job_amounts(&a->j->req, v);
+    int64_t nodes = v[SCHED_RES_NODE] > 0 ? v[SCHED_RES_NODE] : 1;
+    for (size_t i = 0; i < sizeof per / sizeof *per && !a->why; i++) {
+        json_t *m = json_object_get(cap, per[i].tres);
+        int64_t on_one = (v[per[i].r] + nodes - 1) / nodes;
+        if (json_is_integer(m) && on_one > json_integer_value(m))
+            a->why = src->kind == LK_QOS_JOB ? per[i].qos : per[i].assoc;
+    }
+}
+
 /* MinTRESPerJob of its QOS: a job asking for less can never run. */
 static void too_small(const struct limit_src *src, void *arg)
 {
@@ -131,6 +155,8 @@ int limits_admit(struct ctld *c, struct job *j, int *status, int *code, char *er
     limits_of_job(c, j, never_fits, &a);
     if (!a.why)
         limits_qos_objects(c, j, too_small, &a);
+    if (!a.why)
+        limits_of_job(c, j, too_wide, &a);
     if (!a.why)
         a.why = limits_submit_over(c, j);
     if (!a.why)

@@ -89,7 +89,7 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
         fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
     if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", NULL))
         fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
-    if (has(q, "MaxTRESPerJob", "MaxWall") || has(q, "MaxTRESMins", NULL))
+    if (has(q, "MaxTRESPerJob", "MaxWall") || has(q, "MaxTRESMins", "MaxTRESPerNode"))
         fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
 }
 
@@ -98,7 +98,8 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
 static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const struct job *j,
                          void (*fn)(const struct limit_src *, void *), void *arg)
 {
-    static const char *const inherited[] = { "MaxJobs", "MaxTRES", "MaxWall", "MaxTRESMins" };
+    static const char *const inherited[] = { "MaxJobs", "MaxTRES", "MaxWall", "MaxTRESMins",
+                                             "MaxTRESPerNode" };
     json_t *mine = json_object();
     for (size_t i = a; i != SCHED_ASSOC_NONE; i = as->a[i].parent) {
         const json_t *o = acctdb_assoc(db, as->a[i].account, as->a[i].user);

@@ -44,7 +44,7 @@ def clean(lcluster):
     lcluster.cancel_all()
     mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
         "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1",
-        "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1")
+        "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1", "MaxTRESPerNode=gres/gpu=-1")
     mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
 
 
@@ -145,6 +145,15 @@ def test_per_job_minutes_and_minimum(clean, workdir):
                    check=False)
         assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), (args, cp.stderr)
     c.sbatch(["--hold", "-G", "2", "-t", "15"], cwd=workdir, script=SLEEP, user="herdtest1")
+
+
+def test_per_node(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESPerNode=gres/gpu=2")
+    cp = c.run(["sbatch", "--gres=gpu:3", "--wrap", "true"], user="herdtest1", cwd=workdir,
+               check=False)
+    assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), cp.stderr
+    c.sbatch(["--hold", "-N", "2", "--gres=gpu:2"], cwd=workdir, script=SLEEP, user="herdtest1")
 
 
 def test_partition_qos(clean, workdir):
