@@ -29,3 +29,13 @@ def test_accounts_of_a_user(cluster, workdir, users):
 def test_unknown_field(cluster):
     cp = cluster.run(["sacctmgr", "list", "user", "format=Nonsense"], check=False)
     assert cp.returncode == 1 and "Unknown field 'Nonsense'" in cp.stderr
+
+
+def test_show_cluster(cluster):
+    """The one cluster, as tools ask for it: Slurm 22.05's columns."""
+    out = cluster.run(["sacctmgr", "show", "cluster", "-P"]).stdout.splitlines()
+    assert out[0] == ("Cluster|ControlHost|ControlPort|RPC|Share|GrpJobs|GrpTRES|GrpSubmit|"
+                      "MaxJobs|MaxTRES|MaxSubmit|MaxWall|QOS|Def QOS")
+    row = out[1].split("|")
+    assert row[0] == "herd" and row[2] == str(cluster.ctld_port()) and row[3] == "9728", row
+    assert row[4] == "1" and row[12] == "normal", row

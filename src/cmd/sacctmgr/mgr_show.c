@@ -14,10 +14,11 @@
 #include "client/paths.h"
 #include "cmd/sacctmgr/sacctmgr.h"
 #include "common/acct_keys.h"
+#include "common/conf.h"
 #include "common/xmalloc.h"
 
 enum src { S_CLUSTER, S_UNAME, S_ANAME, S_QNAME, S_USER, S_ACCT, S_ASSOC, S_QOS, S_CONST,
-           S_LEGACY, S_COORD };
+           S_LEGACY, S_COORD, S_CTL };
 
 struct col {
     const char *header;    /* as the header shows it and format= names it */
@@ -62,6 +63,9 @@ static const struct col assoc_cols[] = {
     { "GrpMem", 7, "", S_LEGACY, "GrpTRES", "mem" },
     { "GrpCPUMins", 11, "", S_LEGACY, "GrpTRESMins", "cpu" },
     { "Coord Accounts", 20, "Coordinators,CoordAccounts", S_COORD, NULL, NULL },
+    { "ControlHost", 15, "", S_CTL, "host", NULL },
+    { "ControlPort", 12, "", S_CTL, "port", NULL },
+    { "RPC", 5, "RPCVersion", S_CONST, "9728", NULL },   /* Slurm 22.05's protocol */
 };
 
 static const struct col qos_cols[] = {
@@ -106,6 +110,8 @@ static const char *const defaults[][2] = {
     [E_ASSOC] = { "Cluster,Account,User,Partition,Share,Priority,GrpJobs,GrpTRES,GrpSubmit,"
                   "GrpWall,GrpTRESMins,MaxJobs,MaxTRES,MaxTRESPerNode,MaxSubmit,MaxWall,"
                   "MaxTRESMins,QOS,Def QOS,GrpTRESRunMins", NULL },
+    [E_CLUSTER] = { "Cluster,ControlHost,ControlPort,RPC,Share,GrpJobs,GrpTRES,GrpSubmit,MaxJobs,"
+                    "MaxTRES,MaxSubmit,MaxWall,QOS,Def QOS", NULL },
     [E_QOS] = { "Name,Priority,GraceTime,Preempt,PreemptExemptTime,PreemptMode,Flags,UsageThres,"
                 "UsageFactor,GrpTRES,GrpTRESMins,GrpTRESRunMins,GrpJobs,GrpSubmit,GrpWall,"
                 "MaxTRES,MaxTRESPerNode,MaxTRESMins,MaxWall,MaxTRESPU,MaxJobsPU,MaxSubmitPU,"
@@ -257,6 +263,15 @@ static char *coords(const json_t *db, const struct row *r)
     return out;
 }
 
+/* The controller's address and port, as slurm.conf gives them. */
+static char *ctl_value(const char *key)
+{
+    const struct conf *cf = client_conf(PROG);
+    if (!strcmp(key, "port"))
+        return xasprintf("%d", cf->ctld_port);
+    return xstrdup(cf->ctld_addr ? cf->ctld_addr : cf->ctld_host ? cf->ctld_host : "");
+}
+
 static char *value(const struct view *v, const struct col *c, const struct row *r)
 {
     switch (c->src) {
@@ -271,6 +286,7 @@ static char *value(const struct view *v, const struct col *c, const struct row *
     case S_ASSOC: return keyed(r->assoc, c->key, AK_ACCOUNT | AK_USER);
     case S_QOS: return keyed(r->qos, c->key, AK_QOS);
     case S_COORD: return coords(v->db, r);
+    case S_CTL: return ctl_value(c->key);
     }
     return xstrdup("");
 }
@@ -389,6 +405,22 @@ static void list_qos(const struct view *v)
         }
 }
 
+/* The one cluster: its root association's share and limits. */
+static void list_cluster(const struct view *v)
+{
+    size_t i;
+    json_t *a;
+    json_array_foreach(json_object_get(v->db, "assocs"), i, a)
+        if (!json_object_get(a, "user") && !strcmp(json_string_value(json_object_get(a,
+                                                   "account")), "root") &&
+            in(v->m->names, v->cluster)) {
+            struct row r = assoc_row(v, a);
+            r.aname = NULL;
+            print_row(v, &r);
+            return;
+        }
+}
+
 int mgr_show(struct mgr *m)
 {
     struct view v = { .m = m };
@@ -414,6 +446,8 @@ int mgr_show(struct mgr *m)
         list_assocs(&v);
     else if (m->what == E_QOS)
         list_qos(&v);
+    else if (m->what == E_CLUSTER)
+        list_cluster(&v);
     else
         list_entities(&v, m->what == E_USER ? "users" : "accounts");
     json_decref(answer);

@@ -53,6 +53,8 @@ static int entity_of(const char *w, enum entity *e)
         *e = E_QOS;
     else if (word_is(w, "coordinators", 5))
         *e = E_COORD;
+    else if (word_is(w, "clusters", 2))
+        *e = E_CLUSTER;
     else
         return -1;
     return 0;
@@ -181,7 +183,10 @@ int cmd_sacctmgr(int argc, char **argv)
         fprintf(stderr, " Unknown option: %s\n", first + 1 < argc ? argv[first + 1]
                                                   : first < argc ? argv[first] : "");
     } else if (parse_words(&m, verb, argc - first - 2, argv + first + 2) == 0) {
-        rc = strcmp(verb, "show") ? mgr_edit(&m, verb)
+        rc = strcmp(verb, "show") && m.what == E_CLUSTER
+               ? (fprintf(stderr, " Herd has one cluster, named by slurm.conf's ClusterName; "
+                                  "its limits are the root association's\n"), 1)
+           : strcmp(verb, "show") ? mgr_edit(&m, verb)
            : m.what == E_COORD ? (fprintf(stderr, " Use 'show user withcoord'\n"), 1)
                                : mgr_show(&m);
     }

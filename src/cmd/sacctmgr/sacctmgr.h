@@ -13,7 +13,7 @@
 
 #define PROG "sacctmgr"
 
-enum entity { E_USER, E_ACCOUNT, E_ASSOC, E_QOS, E_COORD };
+enum entity { E_USER, E_ACCOUNT, E_ASSOC, E_QOS, E_CLUSTER, E_COORD };
 
 struct mgr {
     enum entity what;
