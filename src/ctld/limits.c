@@ -53,10 +53,12 @@ static size_t table_get(struct limit_table *t, json_t *index, const struct limit
 }
 
 /* A running job counts what it holds, and the run-minutes left to it. */
-static void count_running(struct limit_table *t, size_t i, const struct job *j, int64_t now)
+static void count_running(const struct ctld *c, struct limit_table *t, size_t i,
+                          const struct job *j, int64_t now)
 {
     int64_t v[SCHED_RES_N];
     sched_job_amounts(&j->req, v);
+    v[SCHED_RES_BILLING] = (int64_t)(usage_job_rate(c, prio_get(c), j) + 0.5);
     if (j->time_limit >= 0) {
         int64_t left = (j->start_time + j->time_limit * 60 - now + 59) / 60;
         left = left > 0 ? left : 0;
@@ -76,6 +78,7 @@ static void count_running(struct limit_table *t, size_t i, const struct job *j, 
 }
 
 struct walk {
+    const struct ctld *c;
     struct limit_table *t;
     json_t *index;
     const struct job *j;
@@ -88,7 +91,7 @@ static void on_limit(const struct limit_src *src, void *arg)
     struct walk *w = arg;
     size_t i = table_get(w->t, w->index, src);
     if (w->running) {
-        count_running(w->t, i, w->j, w->now);
+        count_running(w->c, w->t, i, w->j, w->now);
         return;
     }
     struct limit_table *t = w->t;
@@ -104,7 +107,7 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
     if (!(c->conf->acct_enforce & (ENFORCE_LIMITS | ENFORCE_SAFE)))
         return;
     struct limit_table *t = &s->limits;
-    struct walk w = { t, json_object(), NULL, true, s->now };
+    struct walk w = { c, t, json_object(), NULL, true, s->now };
     const struct job *j;
     JOB_FOREACH(c, j)
         if (j->state == JOB_RUNNING) {
@@ -117,8 +120,11 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
     for (size_t k = 0; k < s->in.npending; k++) {
         start[k] = t->npool;
         w.j = job_find((struct ctld *)c, s->metas[k] ? s->metas[k] : pend[k].job_id);
-        if (w.j)
-            limits_of_job(c, w.j, on_limit, &w);
+        if (!w.j)
+            continue;
+        limits_of_job(c, w.j, on_limit, &w);
+        if (t->npool > start[k])
+            pend[k].billing = usage_req_billing(c, w.j);
     }
     start[s->in.npending] = t->npool;
     for (size_t k = 0; k < s->in.npending; k++) {

@@ -152,6 +152,7 @@ int limits_admit(struct ctld *c, struct job *j, int *status, int *code, char *er
         return 0;
     struct admit a = { c, j, NULL, -1 };
     default_wall(&a);
+    j->req.billing = usage_req_billing(c, j);
     limits_of_job(c, j, never_fits, &a);
     if (!a.why)
         limits_qos_objects(c, j, too_small, &a);

@@ -24,7 +24,7 @@ static void tres_into(const json_t *tres, int64_t out[SCHED_RES_N])
 {
     static const struct { const char *name; enum sched_res r; } map[] = {
         { "cpu", SCHED_RES_CPU }, { "mem", SCHED_RES_MEM }, { "node", SCHED_RES_NODE },
-        { "gres/gpu", SCHED_RES_GPU },
+        { "gres/gpu", SCHED_RES_GPU }, { "billing", SCHED_RES_BILLING },
     };
     for (size_t i = 0; i < sizeof map / sizeof *map; i++) {
         json_t *v = json_object_get(tres, map[i].name);

@@ -10,25 +10,27 @@
 #include "ctld/ctld.h"
 #include "ctld/limits.h"
 
-/* By kind, then resource: jobs, cpu, mem, node, gpu, cpu and gpu run
- * minutes, wall. */
+/* By kind, then resource: jobs, cpu, mem, node, gpu, billing, cpu and gpu
+ * run minutes, wall. */
 static const char *const names[][SCHED_RES_N] = {
     [LK_QOS_USER] = { "QOSMaxJobsPerUserLimit", "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
-                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", NULL, NULL, NULL },
+                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", "QOSMaxBillingPerUser", NULL,
+                      NULL, NULL },
     [LK_QOS_ACCOUNT] = { "MaxJobsPerAccount", "MaxCpuPerAccount", "MaxMemoryPerAccount",
-                         "MaxNodePerAccount", "MaxGRESPerAccount", NULL, NULL, NULL },
+                         "MaxNodePerAccount", "MaxGRESPerAccount", "MaxBillingPerAccount", NULL,
+                         NULL, NULL },
     [LK_QOS_GROUP] = { "QOSGrpJobsLimit", "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
-                       "QOSGrpGRES", "QOSGrpCPURunMinutesLimit", "QOSGrpGRESRunMinutes",
-                       NULL },
+                       "QOSGrpGRES", "QOSGrpBilling", "QOSGrpCPURunMinutesLimit",
+                       "QOSGrpGRESRunMinutes", NULL },
     [LK_QOS_JOB] = { NULL, "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob",
-                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob",
+                     "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob", "QOSMaxBillingPerJob",
                      "QOSMaxCpuMinutesPerJobLimit", "QOSMaxGRESMinutesPerJob",
                      "QOSMaxWallDurationPerJobLimit" },
     [LK_ASSOC_GROUP] = { "AssocGrpJobsLimit", "AssocGrpCpuLimit", "AssocGrpMemLimit",
-                         "AssocGrpNodeLimit", "AssocGrpGRES", "AssocGrpCPURunMinutesLimit",
-                         "AssocGrpGRESRunMinutes", NULL },
+                         "AssocGrpNodeLimit", "AssocGrpGRES", "AssocGrpBilling",
+                         "AssocGrpCPURunMinutesLimit", "AssocGrpGRESRunMinutes", NULL },
     [LK_ASSOC_USER] = { "AssocMaxJobsLimit", "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob",
-                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob",
+                        "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob", "AssocMaxBillingPerJob",
                         "AssocMaxCpuMinutesPerJobLimit", "AssocMaxGRESMinutesPerJob",
                         "AssocMaxWallDurationPerJobLimit" },
 };
@@ -40,10 +42,10 @@ const char *limits_reason_name(const struct limit_info *li, enum sched_res r)
 }
 
 static const char *const res_words[SCHED_RES_N] = {
-    "running jobs", "CPUs", "MB of memory", "nodes", "GPUs",
+    "running jobs", "CPUs", "MB of memory", "nodes", "GPUs", "billing units",
     "CPU-minutes", "GPU-minutes", "minutes" };
 static const char *const tres_names[SCHED_RES_N] = { NULL, "cpu", "mem", "node", "gres/gpu",
-                                                     "cpu", "gres/gpu", NULL };
+                                                     "billing", "cpu", "gres/gpu", NULL };
 
 /* "per user by QOS normal (MaxTRESPerUser=gres/gpu=4)" and the like. */
 static void whose(const struct limit_info *li, enum sched_res r, char *buf, size_t n)

@@ -99,6 +99,8 @@ void usage_init(const struct ctld *c, struct prio *p);   /* billing weights, sto
 void usage_update(const struct ctld *c, struct prio *p, int64_t now);
 void usage_save(const struct ctld *c, struct prio *p);
 double usage_job_rate(const struct ctld *c, const struct prio *p, const struct job *j);
+/* The billing TRES of what a job asks (limits count it; rounded). */
+int64_t usage_req_billing(const struct ctld *c, const struct job *j);
 
 /* api_prio.c: GET /v1/priorities (sprio), GET /v1/shares (sshare) */
 void api_priorities(struct http_req *r);

@@ -111,6 +111,15 @@ double usage_job_rate(const struct ctld *c, const struct prio *p, const struct j
     return sched_billing_rate(&p->bill[j->part], cpus, mem, gpus, (int64_t)j->nallocs);
 }
 
+int64_t usage_req_billing(const struct ctld *c, const struct job *j)
+{
+    struct sched_tres t;
+    const struct prio *p = prio_get(c);
+    sched_job_tres(&j->req, &t);
+    return (int64_t)(sched_billing_rate(&p->bill[j->part], t.cpus, (uint64_t)t.mem_mb, t.gpus,
+                                        t.nodes) + 0.5);
+}
+
 /* The QOS's UsageFactor: how much of what its jobs use fair share charges
  * (0 free, 2 double). */
 static double usage_factor(const struct prio *p, const char *qos)

@@ -34,6 +34,7 @@ void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
     v[SCHED_RES_MEM] = t.mem_mb;
     v[SCHED_RES_NODE] = t.nodes;
     v[SCHED_RES_GPU] = t.gpus;
+    v[SCHED_RES_BILLING] = j->billing;
     v[SCHED_RES_CPU_MIN] = m < 0 ? RUN_MIN_UNBOUNDED : t.cpus * m;
     v[SCHED_RES_GPU_MIN] = m < 0 ? (t.gpus ? RUN_MIN_UNBOUNDED : 0) : t.gpus * m;
     v[SCHED_RES_WALL] = m;

@@ -79,7 +79,7 @@ struct sched_running {
  * WALL, last, is a time limit's minutes, per job only. */
 enum sched_res {
     SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU,
-    SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL, SCHED_RES_N
+    SCHED_RES_BILLING, SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL, SCHED_RES_N
 };
 
 /* A limit jobs count against (a QOS's or an association's: per user, per
@@ -123,6 +123,7 @@ struct sched_job {
     const char *constraint;        /* -C: "a&b" (or "a,b") all of them, "a|b" either; NULL none */
     const uint32_t *limits;        /* indices into sched_input.limits it counts against */
     size_t nlimits;
+    int64_t billing;               /* the billing TRES it counts (its partition's weights) */
 };
 
 void sched_job_tres(const struct sched_job *j, struct sched_tres *out);

@@ -44,7 +44,8 @@ def clean(lcluster):
     lcluster.cancel_all()
     mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
         "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1",
-        "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1", "MaxTRESPerNode=gres/gpu=-1")
+        "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1", "MaxTRESPerNode=gres/gpu=-1",
+        "MaxTRESPerUser=billing=-1")
     mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
 
 
@@ -174,6 +175,19 @@ def test_partition_qos(clean, workdir):
         with open(c.conf, "w") as f:
             f.write(text)
         c.run(["scontrol", "reconfigure"])
+
+
+def test_billing_limit(clean, workdir):
+    """Limits on billing count what fair share charges: Herd's default weighs
+    a GPU as max(16, the node's CPUs per GPU)."""
+    c = clean
+    cpus = int(c.run(["sinfo", "-h", "-o", "%c"]).stdout.split()[0])
+    bill = 1 + int(max(16.0, cpus / 4) + 0.5)
+    mgr(c, "-i", "modify", "qos", "normal", "set", f"MaxTRESPerUser=billing={2 * bill}")
+    jobs = [c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+            for _ in range(3)]
+    c.wait_state(jobs[1], "RUNNING")
+    wait_for(lambda: reason(c, jobs[2]) == "QOSMaxBillingPerUser", 15, "the billing limit")
 
 
 def test_no_association_refused(lcluster, workdir):
