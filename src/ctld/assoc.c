@@ -158,6 +158,11 @@ const char *assocs_default_account(const struct assocs *as, const char *user)
     return a ? a : "root";
 }
 
+size_t assocs_account(const struct assocs *as, const char *account)
+{
+    return assoc_find(as, account, NULL);
+}
+
 size_t assocs_user(struct assocs *as, const char *user, const char *account)
 {
     if (!account || !*account)

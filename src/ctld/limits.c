@@ -29,12 +29,13 @@ static size_t table_add(struct limit_table *t, enum limit_kind kind, const char 
     for (int r = 0; r < SCHED_RES_N; r++)
         l->left[r] = l->per_job[r] = -1;
     t->info[t->n] = (struct limit_info){ kind, xstrdup(name), holder ? xstrdup(holder) : NULL,
-                                         { 0 }, 0, 0 };
+                                         { 0 }, 0, 0, { 0 } };
     return t->n++;
 }
 
 /* The limit the key names, made from obj's settings the first time. */
-static size_t table_get(struct limit_table *t, json_t *index, const struct limit_src *src)
+static size_t table_get(const struct ctld *c, struct limit_table *t, json_t *index,
+                        const struct limit_src *src)
 {
     char key[512];
     snprintf(key, sizeof key, "%d\x1f%s\x1f%s", (int)src->kind, src->name,
@@ -48,6 +49,7 @@ static size_t table_get(struct limit_table *t, json_t *index, const struct limit
     for (int r = 0; r < SCHED_RES_N; r++)
         if (t->lim[i].per_job[r] >= 0)
             t->info[i].cap[r] = t->lim[i].per_job[r];
+    limits_spent(c, src, &t->lim[i], &t->info[i]);
     json_object_set_new(index, key, json_integer((json_int_t)i));
     return i;
 }
@@ -89,7 +91,7 @@ struct walk {
 static void on_limit(const struct limit_src *src, void *arg)
 {
     struct walk *w = arg;
-    size_t i = table_get(w->t, w->index, src);
+    size_t i = table_get(w->c, w->t, w->index, src);
     if (w->running) {
         count_running(w->c, w->t, i, w->j, w->now);
         return;
@@ -108,6 +110,7 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
         return;
     struct limit_table *t = &s->limits;
     struct walk w = { c, t, json_object(), NULL, true, s->now };
+    usage_update(c, prio_get(c), s->now);   /* what groups spent, for GrpTRESMins/GrpWall */
     const struct job *j;
     JOB_FOREACH(c, j)
         if (j->state == JOB_RUNNING) {

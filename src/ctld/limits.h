@@ -45,6 +45,7 @@ struct limit_info {
     int64_t cap[SCHED_RES_N];      /* the limit as set (left before the running jobs) */
     uint64_t next_job;     /* a running job counted against it that ends first; 0 none */
     int64_t next_end;
+    double spent[4];       /* GrpTRESMins/GrpWall: minutes used (USAGE_SPENT_*) */
 };
 
 /* The limits of one pass, owned by its snapshot. */

@@ -29,6 +29,11 @@ const char *limits_submit_over(const struct ctld *c, const struct job *j);
  * an LK_QOS_JOB source, whatever limits they set. */
 void limits_qos_objects(const struct ctld *c, const struct job *j,
                         void (*fn)(const struct limit_src *src, void *arg), void *arg);
+/* limits_spent.c: a group limit's GrpTRESMins and GrpWall (minutes, in the
+ * *_SPENT slots of l) into whether the group may still spend, what it used
+ * into li. */
+void limits_spent(const struct ctld *c, const struct limit_src *src, struct sched_limit *l,
+                  struct limit_info *li);
 /* The limit's settings into l (which starts all -1). */
 void limits_caps(const struct limit_src *src, struct sched_limit *l);
 

@@ -42,6 +42,22 @@ static void run_mins_into(const json_t *tres, int64_t out[SCHED_RES_N])
         out[SCHED_RES_GPU_MIN] = json_integer_value(gpu);
 }
 
+/* GrpTRESMins and GrpWall, in minutes, into the *_SPENT slots (limits.c
+ * turns them into whether the group may still spend). */
+static void spent_into(const json_t *o, int64_t out[SCHED_RES_N])
+{
+    const json_t *t = json_object_get(o, "GrpTRESMins"), *w = json_object_get(o, "GrpWall");
+    const struct { const char *name; enum sched_res r; } map[] = {
+        { "cpu", SCHED_RES_CPU_SPENT }, { "gres/gpu", SCHED_RES_GPU_SPENT },
+        { "billing", SCHED_RES_BILLING_SPENT },
+    };
+    for (size_t i = 0; i < sizeof map / sizeof *map; i++)
+        if (json_is_integer(json_object_get(t, map[i].name)))
+            out[map[i].r] = json_integer_value(json_object_get(t, map[i].name));
+    if (json_is_integer(w))
+        out[SCHED_RES_WALL_SPENT] = json_integer_value(w);
+}
+
 static void count_into(const json_t *v, int64_t *out)
 {
     if (json_is_integer(v))
@@ -65,6 +81,7 @@ void limits_caps(const struct limit_src *src, struct sched_limit *l)
         tres_into(json_object_get(o, "GrpTRES"), l->left);
         count_into(json_object_get(o, "GrpJobs"), &l->left[SCHED_RES_JOBS]);
         run_mins_into(json_object_get(o, "GrpTRESRunMins"), l->left);
+        spent_into(o, l->left);
         break;
     case LK_QOS_JOB:
         tres_into(json_object_get(o, "MaxTRESPerJob"), l->per_job);
@@ -87,7 +104,8 @@ static void qos_limits(const char *qos, const json_t *q, const struct job *j, co
         fn(&(struct limit_src){ LK_QOS_USER, qos, j->user_name, q }, arg);
     if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount"))
         fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
-    if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", NULL))
+    if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", "GrpTRESMins") ||
+        has(q, "GrpWall", NULL))
         fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
     if (has(q, "MaxTRESPerJob", "MaxWall") || has(q, "MaxTRESMins", "MaxTRESPerNode"))
         fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
@@ -106,7 +124,8 @@ static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const st
         for (size_t k = 0; k < sizeof inherited / sizeof *inherited; k++)
             if (!json_object_get(mine, inherited[k]) && json_object_get(o, inherited[k]))
                 json_object_set(mine, inherited[k], json_object_get(o, inherited[k]));
-        if (has(o, "GrpTRES", "GrpJobs") || has(o, "GrpTRESRunMins", NULL))
+        if (has(o, "GrpTRES", "GrpJobs") || has(o, "GrpTRESRunMins", "GrpTRESMins") ||
+            has(o, "GrpWall", NULL))
             fn(&(struct limit_src){ LK_ASSOC_GROUP, as->a[i].account, as->a[i].user, o }, arg);
     }
     if (json_object_size(mine))

@@ -21,14 +21,17 @@ static const char *const names[][SCHED_RES_N] = {
                          NULL, NULL },
     [LK_QOS_GROUP] = { "QOSGrpJobsLimit", "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
                        "QOSGrpGRES", "QOSGrpBilling", "QOSGrpCPURunMinutesLimit",
-                       "QOSGrpGRESRunMinutes", NULL },
+                       "QOSGrpGRESRunMinutes", NULL, "QOSGrpCPUMinutesLimit", "QOSGrpGRESMinutes",
+                       "QOSGrpBillingMinutes", "QOSGrpWallLimit" },
     [LK_QOS_JOB] = { NULL, "QOSMaxCpuPerJobLimit", "QOSMaxMemoryPerJob",
                      "QOSMaxNodePerJobLimit", "QOSMaxGRESPerJob", "QOSMaxBillingPerJob",
                      "QOSMaxCpuMinutesPerJobLimit", "QOSMaxGRESMinutesPerJob",
                      "QOSMaxWallDurationPerJobLimit" },
     [LK_ASSOC_GROUP] = { "AssocGrpJobsLimit", "AssocGrpCpuLimit", "AssocGrpMemLimit",
                          "AssocGrpNodeLimit", "AssocGrpGRES", "AssocGrpBilling",
-                         "AssocGrpCPURunMinutesLimit", "AssocGrpGRESRunMinutes", NULL },
+                         "AssocGrpCPURunMinutesLimit", "AssocGrpGRESRunMinutes", NULL,
+                         "AssocGrpCPUMinutesLimit", "AssocGrpGRESMinutes",
+                         "AssocGrpBillingMinutes", "AssocGrpWallLimit" },
     [LK_ASSOC_USER] = { "AssocMaxJobsLimit", "AssocMaxCpuPerJobLimit", "AssocMaxMemPerJob",
                         "AssocMaxNodePerJobLimit", "AssocMaxGRESPerJob", "AssocMaxBillingPerJob",
                         "AssocMaxCpuMinutesPerJobLimit", "AssocMaxGRESMinutesPerJob",
@@ -43,9 +46,11 @@ const char *limits_reason_name(const struct limit_info *li, enum sched_res r)
 
 static const char *const res_words[SCHED_RES_N] = {
     "running jobs", "CPUs", "MB of memory", "nodes", "GPUs", "billing units",
-    "CPU-minutes", "GPU-minutes", "minutes" };
+    "CPU-minutes", "GPU-minutes", "minutes", "CPU-minutes", "GPU-minutes", "billing-minutes",
+    "wall minutes" };
 static const char *const tres_names[SCHED_RES_N] = { NULL, "cpu", "mem", "node", "gres/gpu",
-                                                     "billing", "cpu", "gres/gpu", NULL };
+                                                     "billing", "cpu", "gres/gpu", NULL, "cpu",
+                                                     "gres/gpu", "billing", NULL };
 
 /* "per user by QOS normal (MaxTRESPerUser=gres/gpu=4)" and the like. */
 static void whose(const struct limit_info *li, enum sched_res r, char *buf, size_t n)
@@ -65,6 +70,8 @@ static void whose(const struct limit_info *li, enum sched_res r, char *buf, size
         snprintf(val, sizeof val, "%lld", (long long)li->cap[r]);
     const char *key = r == SCHED_RES_JOBS ? jobs_key[li->kind]
                     : r == SCHED_RES_WALL ? "MaxWall"
+                    : r == SCHED_RES_WALL_SPENT ? "GrpWall"
+                    : r > SCHED_RES_WALL ? "GrpTRESMins"
                     : (r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN) &&
                               (li->kind == LK_QOS_JOB || li->kind == LK_ASSOC_USER)
                     ? "MaxTRESMins"
@@ -101,6 +108,17 @@ char *limits_reason_text(const struct limit_table *t, size_t i, enum sched_res r
     if (r == SCHED_RES_WALL)
         return xasprintf("its time limit is over the %lld minutes allowed %s", (long long)cap,
                          by);
+    if (r > SCHED_RES_WALL) {
+        char who[192];
+        if (li->kind == LK_QOS_GROUP)
+            snprintf(who, sizeof who, "the jobs of QOS %s", li->name);
+        else if (li->holder)
+            snprintf(who, sizeof who, "%s's jobs in account %s", li->holder, li->name);
+        else
+            snprintf(who, sizeof who, "the jobs under account %s", li->name);
+        return xasprintf("%s have used %.0f of the %lld %s allowed %s (decayed)", who,
+                         li->spent[r - SCHED_RES_CPU_SPENT], (long long)cap, res_words[r], by);
+    }
     int64_t ask[SCHED_RES_N];
     sched_job_amounts(&j->req, ask);
     if (li->kind == LK_QOS_JOB || (li->kind == LK_ASSOC_USER && r != SCHED_RES_JOBS))

@@ -49,6 +49,8 @@ void assocs_free(struct assocs *as);
 /* The user's association under account (or the user's default account, or
  * root), created with FairShare=1 if the file did not list it. */
 size_t assocs_user(struct assocs *as, const char *user, const char *account);
+/* An account's own association; SCHED_ASSOC_NONE if none. */
+size_t assocs_account(const struct assocs *as, const char *account);
 /* The user's default account as the file lists it, or NULL. */
 const char *assocs_listed_account(const struct assocs *as, const char *user);
 const char *assocs_default_account(const struct assocs *as, const char *user);
@@ -62,6 +64,8 @@ struct prio {
     double max_part_factor;
     struct assocs as;
     json_t *db;            /* the accounting database: acctdb.h */
+    json_t *spent;         /* "a:ACCOUNT:USER" or "q:QOS" -> [CPU-, GPU-, billing-, wall-
+                              seconds], decayed as usage: GrpTRESMins, GrpWall (usage.c) */
     struct sched_billing *bill;  /* per partition */
     int64_t last;          /* usage is as of this time */
     int64_t half_life_s;
@@ -99,6 +103,10 @@ void usage_init(const struct ctld *c, struct prio *p);   /* billing weights, sto
 void usage_update(const struct ctld *c, struct prio *p, int64_t now);
 void usage_save(const struct ctld *c, struct prio *p);
 double usage_job_rate(const struct ctld *c, const struct prio *p, const struct job *j);
+/* What an association (with user) or QOS has spent, in minutes, decayed:
+ * CPU, GPU, billing, wall (USAGE_SPENT_*); 0 when nothing. */
+enum { USAGE_SPENT_CPU, USAGE_SPENT_GPU, USAGE_SPENT_BILLING, USAGE_SPENT_WALL, USAGE_SPENT_N };
+double usage_spent(const struct prio *p, const char *key, int what);
 /* The billing TRES of what a job asks (limits count it; rounded). */
 int64_t usage_req_billing(const struct ctld *c, const struct job *j);
 

@@ -113,6 +113,7 @@ void prio_destroy(struct ctld *c)
         event_free(p->tick);
     assocs_free(&p->as);
     json_decref(p->db);
+    json_decref(p->spent);
     free(p->bill);
     free(p);
     c->prio = NULL;

@@ -52,12 +52,16 @@ static void load_doc(const struct ctld *c, struct prio *p, json_t *doc)
         free(account);
     }
     p->last = json_integer_value(json_object_get(doc, "last"));
+    json_t *spent = json_object_get(doc, "spent");
+    if (json_is_object(spent))
+        json_object_update(p->spent, spent);
     (void)c;
 }
 
 void usage_init(const struct ctld *c, struct prio *p)
 {
     char err[256];
+    p->spent = json_object();
     p->bill = xcalloc(c->conf->nparts ? c->conf->nparts : 1, sizeof(*p->bill));
     for (size_t i = 0; i < c->conf->nparts; i++) {
         const char *w = c->conf->parts[i].tres_billing_weights;
@@ -141,6 +145,46 @@ static int64_t ran_within(const struct job *j, int64_t from, int64_t to)
     return e > s ? e - s : 0;
 }
 
+double usage_spent(const struct prio *p, const char *key, int what)
+{
+    return json_number_value(json_array_get(json_object_get(p->spent, key), (size_t)what)) / 60;
+}
+
+static void spent_decay(struct prio *p, double decay, bool zero)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(p->spent, key, v)
+        for (size_t i = 0; i < USAGE_SPENT_N; i++)
+            json_array_set_new(v, i, json_real(zero ? 0.0 : json_number_value(
+                                                               json_array_get(v, i)) * decay));
+}
+
+/* A job's dt seconds charged to its association's and its QOS's spending. */
+static void spend(const struct ctld *c, struct prio *p, const struct job *j, double rate,
+                  int64_t dt)
+{
+    int64_t cpus = 0, gpus = 0;
+    for (size_t i = 0; i < j->nallocs; i++) {
+        cpus += j->allocs[i].cpus;
+        gpus += __builtin_popcountll(j->allocs[i].gpu_mask);
+    }
+    double add[USAGE_SPENT_N] = { (double)(cpus * dt), (double)(gpus * dt), rate * (double)dt,
+                                  (double)dt };
+    char *keys[2] = { xasprintf("a:%s:%s", prio_job_account(c, j), j->user_name),
+                      xasprintf("q:%s", prio_job_qos(c, j)) };
+    for (int k = 0; k < 2; k++) {
+        json_t *v = json_object_get(p->spent, keys[k]);
+        if (!v) {
+            v = json_pack("[f, f, f, f]", 0.0, 0.0, 0.0, 0.0);
+            json_object_set_new(p->spent, keys[k], v);
+        }
+        for (size_t i = 0; i < USAGE_SPENT_N; i++)
+            json_array_set_new(v, i, json_real(json_number_value(json_array_get(v, i)) + add[i]));
+        free(keys[k]);
+    }
+}
+
 void usage_update(const struct ctld *c, struct prio *p, int64_t now)
 {
     struct assocs *as = &p->as;
@@ -154,6 +198,7 @@ void usage_update(const struct ctld *c, struct prio *p, int64_t now)
     double decay = sched_usage_decay(1.0, now - p->last, p->half_life_s);
     for (size_t i = 0; i < as->n; i++)
         as->a[i].usage = zero ? 0.0 : as->a[i].usage * decay;
+    spent_decay(p, decay, zero);
     const struct job *j;
     JOB_FOREACH(c, j) {
         if (j->state != JOB_RUNNING && (!job_is_finished(j) || j->end_time <= p->last))
@@ -162,8 +207,9 @@ void usage_update(const struct ctld *c, struct prio *p, int64_t now)
         if (dt <= 0)
             continue;
         size_t a = assocs_user(as, j->user_name, prio_job_account(c, j));
-        as->a[a].usage += usage_job_rate(c, p, j) * usage_factor(p, prio_job_qos(c, j)) *
-                          (double)dt;
+        double rate = usage_job_rate(c, p, j) * usage_factor(p, prio_job_qos(c, j));
+        as->a[a].usage += rate * (double)dt;
+        spend(c, p, j, rate, dt);
     }
     as->dirty = true;
     p->last = now;
@@ -180,7 +226,8 @@ void usage_save(const struct ctld *c, struct prio *p)
         json_object_set_new(u, k, json_real(a->usage));
         free(k);
     }
-    json_t *doc = json_pack("{s:I, s:o}", "last", (json_int_t)p->last, "usage", u);
+    json_t *doc = json_pack("{s:I, s:o, s:O}", "last", (json_int_t)p->last, "usage", u, "spent",
+                            p->spent);
     if (c->store)
         store_doc_save(c->store, "fairshare", doc);
     json_decref(doc);

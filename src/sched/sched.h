@@ -76,10 +76,15 @@ struct sched_running {
 
 /* What a limit counts. CPU_MIN and GPU_MIN are run-minutes (what a job
  * holds times its time limit; a running job counts what is left of it).
- * WALL, last, is a time limit's minutes, per job only. */
+ * WALL is a time limit's minutes, per job only. The *_SPENT ones say
+ * whether a group may still spend (1) or has used its GrpTRESMins or
+ * GrpWall (0): every job asks 1 of each it would spend, and starts take
+ * nothing from them. */
 enum sched_res {
     SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU,
-    SCHED_RES_BILLING, SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL, SCHED_RES_N
+    SCHED_RES_BILLING, SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL,
+    SCHED_RES_CPU_SPENT, SCHED_RES_GPU_SPENT, SCHED_RES_BILLING_SPENT, SCHED_RES_WALL_SPENT,
+    SCHED_RES_N
 };
 
 /* A limit jobs count against (a QOS's or an association's: per user, per

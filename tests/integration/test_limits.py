@@ -46,7 +46,8 @@ def clean(lcluster):
         "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1",
         "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1", "MaxTRESPerNode=gres/gpu=-1",
         "MaxTRESPerUser=billing=-1")
-    mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1")
+    mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1",
+        "GrpTRESMins=gres/gpu=-1")
 
 
 def reason(c, job):
@@ -188,6 +189,25 @@ def test_billing_limit(clean, workdir):
             for _ in range(3)]
     c.wait_state(jobs[1], "RUNNING")
     wait_for(lambda: reason(c, jobs[2]) == "QOSMaxBillingPerUser", 15, "the billing limit")
+
+
+def test_spent_minutes(clean, workdir):
+    """GrpTRESMins: once an account's jobs have used its GPU-minutes, its new
+    jobs wait; another account's do not."""
+    c = clean
+    mgr(c, "-i", "modify", "account", "chem", "set", "GrpTRESMins=gres/gpu=1")
+    first = c.sbatch(["-G", "4", "-t", "5", "-A", "chem"], cwd=workdir,
+                     script="#!/bin/sh\nsleep 17\n", user="herdtest2")
+    c.wait_state(first, "COMPLETED", timeout=60)
+    after = c.sbatch(["-G", "1", "-t", "5", "-A", "chem"], cwd=workdir, script=SLEEP,
+                     user="herdtest2")
+    wait_for(lambda: reason(c, after) == "AssocGrpGRESMinutes", 15, "the spent limit")
+    words = c.api_job(after)["reason_text"]
+    assert "jobs under account chem have used" in words and "GrpTRESMins=gres/gpu=1" in words, \
+        words
+    other = c.sbatch(["-G", "1", "-t", "5", "-A", "lab"], cwd=workdir, script=SLEEP,
+                     user="herdtest2")
+    c.wait_state(other, "RUNNING")
 
 
 def test_no_association_refused(lcluster, workdir):
