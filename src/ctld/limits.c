@@ -38,8 +38,8 @@ static size_t table_get(const struct ctld *c, struct limit_table *t, json_t *ind
                         const struct limit_src *src)
 {
     char key[512];
-    snprintf(key, sizeof key, "%d\x1f%s\x1f%s", (int)src->kind, src->name,
-             src->holder ? src->holder : "");
+    snprintf(key, sizeof key, "%d\x1f%s\x1f%s\x1f%s", (int)src->kind, src->name,
+             src->holder ? src->holder : "", src->gpu_type ? src->gpu_type : "");
     json_t *v = json_object_get(index, key);
     if (v)
         return (size_t)json_integer_value(v);

@@ -17,6 +17,8 @@ struct limit_src {
     const char *name, *holder;     /* as in limit_info */
     const json_t *obj;             /* the QOS's or association's settings (for
                                       LK_ASSOC_USER, with the inherited Max* ones) */
+    const char *gpu_type;          /* a typed limit (gres/gpu:TYPE=N), counting only jobs
+                                      asking for that type; obj then holds only those */
 };
 
 /* Calls fn for every limit set that the job counts against. */

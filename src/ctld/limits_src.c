@@ -97,18 +97,56 @@ void limits_caps(const struct limit_src *src, struct sched_limit *l)
     }
 }
 
+/* The typed GPU limits of obj for type, as untyped ones ({"GrpTRES":
+ * {"gres/gpu": N}, ...}); NULL when it sets none. */
+static json_t *typed_view(const json_t *obj, const char *type)
+{
+    char key[128];
+    snprintf(key, sizeof key, "gres/gpu:%s", type);
+    json_t *view = json_object();
+    const char *name;
+    json_t *v;
+    json_object_foreach((json_t *)obj, name, v) {
+        json_t *n = json_is_object(v) ? json_object_get(v, key) : NULL;
+        if (n)
+            json_object_set_new(view, name, json_pack("{s:O}", "gres/gpu", n));
+    }
+    if (json_object_size(view))
+        return view;
+    json_decref(view);
+    return NULL;
+}
+
+/* Calls fn for the limit, and for its typed GPU limits when the job asks
+ * for that type (Slurm, too, does not count an untyped request against
+ * them). */
+static void emit(const struct job *j, void (*fn)(const struct limit_src *, void *), void *arg,
+                 const struct limit_src *src)
+{
+    fn(src, arg);
+    const char *type = j->req.gpu_type;
+    json_t *view = type && *type ? typed_view(src->obj, type) : NULL;
+    if (!view)
+        return;
+    struct limit_src typed = *src;
+    typed.obj = view;
+    typed.gpu_type = type;
+    fn(&typed, arg);
+    json_decref(view);
+}
+
 static void qos_limits(const char *qos, const json_t *q, const struct job *j, const char *acct,
                        void (*fn)(const struct limit_src *, void *), void *arg)
 {
     if (has(q, "MaxTRESPerUser", "MaxJobsPerUser"))
-        fn(&(struct limit_src){ LK_QOS_USER, qos, j->user_name, q }, arg);
+        emit(j, fn, arg, &(struct limit_src){ LK_QOS_USER, qos, j->user_name, q, NULL });
     if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount"))
-        fn(&(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q }, arg);
+        emit(j, fn, arg, &(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q, NULL });
     if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", "GrpTRESMins") ||
         has(q, "GrpWall", NULL))
-        fn(&(struct limit_src){ LK_QOS_GROUP, qos, NULL, q }, arg);
+        emit(j, fn, arg, &(struct limit_src){ LK_QOS_GROUP, qos, NULL, q, NULL });
     if (has(q, "MaxTRESPerJob", "MaxWall") || has(q, "MaxTRESMins", "MaxTRESPerNode"))
-        fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, q }, arg);
+        emit(j, fn, arg, &(struct limit_src){ LK_QOS_JOB, qos, NULL, q, NULL });
 }
 
 /* The association chain: group limits of each, and the user's own
@@ -126,10 +164,12 @@ static void assoc_limits(struct assocs *as, const json_t *db, size_t a, const st
                 json_object_set(mine, inherited[k], json_object_get(o, inherited[k]));
         if (has(o, "GrpTRES", "GrpJobs") || has(o, "GrpTRESRunMins", "GrpTRESMins") ||
             has(o, "GrpWall", NULL))
-            fn(&(struct limit_src){ LK_ASSOC_GROUP, as->a[i].account, as->a[i].user, o }, arg);
+            emit(j, fn, arg, &(struct limit_src){ LK_ASSOC_GROUP, as->a[i].account,
+                                                  as->a[i].user, o, NULL });
     }
     if (json_object_size(mine))
-        fn(&(struct limit_src){ LK_ASSOC_USER, as->a[a].account, j->user_name, mine }, arg);
+        emit(j, fn, arg,
+             &(struct limit_src){ LK_ASSOC_USER, as->a[a].account, j->user_name, mine, NULL });
     json_decref(mine);
 }
 
@@ -153,8 +193,9 @@ void limits_qos_objects(const struct ctld *c, const struct job *j,
     const json_t *all = json_object_get(prio_get(c)->db, "qos");
     const char *qos = prio_job_qos(c, j), *part_qos = c->conf->parts[j->part].qos;
     if (part_qos && strcmp(part_qos, qos) && json_object_get(all, part_qos))
-        fn(&(struct limit_src){ LK_QOS_JOB, part_qos, NULL, json_object_get(all, part_qos) },
+        fn(&(struct limit_src){ LK_QOS_JOB, part_qos, NULL, json_object_get(all, part_qos),
+                                NULL },
            arg);
     if (json_object_get(all, qos))
-        fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, json_object_get(all, qos) }, arg);
+        fn(&(struct limit_src){ LK_QOS_JOB, qos, NULL, json_object_get(all, qos), NULL }, arg);
 }

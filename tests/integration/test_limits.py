@@ -232,3 +232,42 @@ def test_limits_hold_after_controller_kill(clean, workdir):
     second = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
     wait_for(lambda: reason(c, second) == "QOSMaxGRESPerUser", 15, "the limit after restart")
     assert c.state(first) == "RUNNING"
+
+
+def a100_gpus(c):
+    """herd up writes untyped GPUs; the nodes' become a100s."""
+    import re
+    c.up()
+    problems = c.stop_and_check()
+    assert not problems, "\n".join(problems)
+    with open(c.conf) as f:
+        text = f.read()
+    with open(c.conf, "w") as f:
+        f.write(re.sub(r"Gres=gpu:(\d+)", r"Gres=gpu:a100:\1", text))
+
+
+@pytest.fixture(scope="module")
+def tcluster(tmp_path_factory, users):
+    gen = cluster_fixture(tmp_path_factory, "limits-typed", UP, prepare=a100_gpus)
+    c = next(gen)
+    mgr(c, "-i", "add", "account", "lab")
+    mgr(c, "-i", "add", "user", "herdtest1", "account=lab")
+    try:
+        yield c
+    finally:
+        for _ in gen:
+            pass
+
+
+def test_typed_gpu_limit(tcluster, workdir):
+    """MaxTRESPerUser=gres/gpu:a100=1 counts the jobs that ask for a100s (an
+    untyped request is not counted against it, as in Slurm)."""
+    c = tcluster
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu:a100=1")
+    typed = [c.sbatch(["--gres=gpu:a100:1", "-t", "5"], cwd=workdir, script=SLEEP,
+                      user="herdtest1") for _ in range(2)]
+    c.wait_state(typed[0], "RUNNING")
+    wait_for(lambda: reason(c, typed[1]) == "QOSMaxGRESPerUser", 15, "the typed limit")
+    untyped = c.sbatch(["-G", "1", "-t", "5"], cwd=workdir, script=SLEEP, user="herdtest1")
+    c.wait_state(untyped, "RUNNING")
+    c.cancel_all()
