@@ -50,6 +50,8 @@ static const struct acct_key keys[] = {
     { "MaxJobsPerAccount", "MaxJobsPA", AK_COUNT, AK_QOS, 0 },
     { "MaxSubmitJobsPerAccount", "MaxSubmitPA,MaxSubmitJobsPA", AK_COUNT, AK_QOS, 0 },
     { "MinTRESPerJob", "MinTRES", AK_TRES, AK_QOS, 0 },
+    { "MaxTRESRunMinsPerUser", "MaxTRESRunMinsPU,MaxTRESRunMinsPerUsr", AK_TRES, AK_QOS, 0 },
+    { "MaxTRESRunMinsPerAccount", "MaxTRESRunMinsPA,MaxTRESRunMinsPerAcct", AK_TRES, AK_QOS, 0 },
 };
 
 static bool word_in(const char *list, const char *w, size_t len)

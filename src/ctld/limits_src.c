@@ -70,10 +70,12 @@ void limits_caps(const struct limit_src *src, struct sched_limit *l)
     switch (src->kind) {
     case LK_QOS_USER:
         tres_into(json_object_get(o, "MaxTRESPerUser"), l->left);
+        run_mins_into(json_object_get(o, "MaxTRESRunMinsPerUser"), l->left);
         count_into(json_object_get(o, "MaxJobsPerUser"), &l->left[SCHED_RES_JOBS]);
         break;
     case LK_QOS_ACCOUNT:
         tres_into(json_object_get(o, "MaxTRESPerAccount"), l->left);
+        run_mins_into(json_object_get(o, "MaxTRESRunMinsPerAccount"), l->left);
         count_into(json_object_get(o, "MaxJobsPerAccount"), &l->left[SCHED_RES_JOBS]);
         break;
     case LK_QOS_GROUP:
@@ -138,9 +140,10 @@ static void emit(const struct job *j, void (*fn)(const struct limit_src *, void 
 static void qos_limits(const char *qos, const json_t *q, const struct job *j, const char *acct,
                        void (*fn)(const struct limit_src *, void *), void *arg)
 {
-    if (has(q, "MaxTRESPerUser", "MaxJobsPerUser"))
+    if (has(q, "MaxTRESPerUser", "MaxJobsPerUser") || has(q, "MaxTRESRunMinsPerUser", NULL))
         emit(j, fn, arg, &(struct limit_src){ LK_QOS_USER, qos, j->user_name, q, NULL });
-    if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount"))
+    if (has(q, "MaxTRESPerAccount", "MaxJobsPerAccount") ||
+        has(q, "MaxTRESRunMinsPerAccount", NULL))
         emit(j, fn, arg, &(struct limit_src){ LK_QOS_ACCOUNT, qos, acct, q, NULL });
     if (has(q, "GrpTRES", "GrpJobs") || has(q, "GrpTRESRunMins", "GrpTRESMins") ||
         has(q, "GrpWall", NULL))

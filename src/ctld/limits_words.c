@@ -14,11 +14,11 @@
  * run minutes, wall. */
 static const char *const names[][SCHED_RES_N] = {
     [LK_QOS_USER] = { "QOSMaxJobsPerUserLimit", "QOSMaxCpuPerUserLimit", "QOSMaxMemoryPerUser",
-                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", "QOSMaxBillingPerUser", NULL,
-                      NULL, NULL },
+                      "QOSMaxNodePerUserLimit", "QOSMaxGRESPerUser", "QOSMaxBillingPerUser",
+                      "MaxCpuRunMinsPerUser", "MaxGRESRunMinsPerUser", NULL },
     [LK_QOS_ACCOUNT] = { "MaxJobsPerAccount", "MaxCpuPerAccount", "MaxMemoryPerAccount",
-                         "MaxNodePerAccount", "MaxGRESPerAccount", "MaxBillingPerAccount", NULL,
-                         NULL, NULL },
+                         "MaxNodePerAccount", "MaxGRESPerAccount", "MaxBillingPerAccount",
+                         "MaxCpuRunMinsPerAccount", "MaxGRESRunMinsPerAccount", NULL },
     [LK_QOS_GROUP] = { "QOSGrpJobsLimit", "QOSGrpCpuLimit", "QOSGrpMemLimit", "QOSGrpNodeLimit",
                        "QOSGrpGRES", "QOSGrpBilling", "QOSGrpCPURunMinutesLimit",
                        "QOSGrpGRESRunMinutes", NULL, "QOSGrpCPUMinutesLimit", "QOSGrpGRESMinutes",
@@ -75,6 +75,10 @@ static void whose(const struct limit_info *li, enum sched_res r, char *buf, size
                     : (r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN) &&
                               (li->kind == LK_QOS_JOB || li->kind == LK_ASSOC_USER)
                     ? "MaxTRESMins"
+                    : (r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN) &&
+                              li->kind == LK_QOS_USER ? "MaxTRESRunMinsPerUser"
+                    : (r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN) &&
+                              li->kind == LK_QOS_ACCOUNT ? "MaxTRESRunMinsPerAccount"
                     : r == SCHED_RES_CPU_MIN || r == SCHED_RES_GPU_MIN ? "GrpTRESRunMins"
                     : tres_key[li->kind];
     bool qos = li->kind <= LK_QOS_JOB;

@@ -45,7 +45,7 @@ def clean(lcluster):
     mgr(lcluster, "-i", "modify", "qos", "normal", "set", "MaxTRESPerUser=gres/gpu=-1",
         "MaxSubmitJobsPerUser=-1", "MaxWall=-1", "GrpTRESRunMins=gres/gpu=-1",
         "MaxTRESMins=gres/gpu=-1", "MinTRESPerJob=gres/gpu=-1", "MaxTRESPerNode=gres/gpu=-1",
-        "MaxTRESPerUser=billing=-1")
+        "MaxTRESPerUser=billing=-1", "MaxTRESRunMinsPerUser=gres/gpu=-1")
     mgr(lcluster, "-i", "modify", "account", "chem", "set", "GrpTRES=gres/gpu=-1",
         "GrpTRESMins=gres/gpu=-1")
 
@@ -136,6 +136,17 @@ def test_run_minutes(clean, workdir):
     cp = c.run(["sbatch", "-G", "1", "-t", "30", "--wrap", "true"], user="herdtest1",
                cwd=workdir, check=False)
     assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), "30 GPU-minutes never fit"
+
+
+def test_run_minutes_per_user(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "normal", "set", "MaxTRESRunMinsPerUser=gres/gpu=20")
+    first = c.sbatch(["-G", "1", "-t", "10"], cwd=workdir, script=SLEEP, user="herdtest1")
+    c.wait_state(first, "RUNNING")
+    second = c.sbatch(["-G", "1", "-t", "15"], cwd=workdir, script=SLEEP, user="herdtest1")
+    wait_for(lambda: reason(c, second) == "MaxGRESRunMinsPerUser", 15, "the per-user limit")
+    theirs = c.sbatch(["-G", "1", "-t", "15"], cwd=workdir, script=SLEEP, user="herdtest2")
+    c.wait_state(theirs, "RUNNING")
 
 
 def test_per_job_minutes_and_minimum(clean, workdir):
