@@ -72,9 +72,11 @@ static void never_fits(const struct limit_src *src, void *arg)
         l.left[r] = l.per_job[r] = -1;
     limits_caps(src, &l);
     sched_job_amounts(&a->j->req, v);
+    bool safe = a->c->conf->acct_enforce & ENFORCE_SAFE;
     for (int r = 0; r < SCHED_RES_N && !a->why; r++) {
+        int64_t ask = r > SCHED_RES_WALL && !safe ? 1 : v[r];   /* spending: see limits_spent */
         bool over = (l.per_job[r] >= 0 && (v[r] > l.per_job[r] || v[r] < 0)) ||
-                    (r != SCHED_RES_WALL && l.left[r] >= 0 && v[r] > l.left[r]);
+                    (r != SCHED_RES_WALL && l.left[r] >= 0 && ask > l.left[r]);
         struct limit_info li = { .kind = src->kind };
         if (over)
             a->why = limits_reason_name(&li, (enum sched_res)r);

@@ -3,14 +3,16 @@
  * (decayed as fair share's usage: usage.c), not on what it holds. A QOS's
  * is what its jobs used; an association's, what the jobs of every
  * association under it used. Once used reaches the limit the group's new
- * jobs wait (Slurm would also end running ones unless "safe"; Herd lets
- * them finish).
+ * jobs wait; under AccountingStorageEnforce=safe a job starts only if what
+ * it may use by its time limit fits what is left. (Slurm without "safe"
+ * also ends running jobs at the limit; Herd lets them finish.)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "common/xmalloc.h"
+#include "common/conf.h"
 #include "ctld/ctld.h"
 #include "ctld/limits_int.h"
 #include "ctld/prio.h"
@@ -55,15 +57,20 @@ static double used(const struct ctld *c, const struct limit_src *src, int what)
     return sum;
 }
 
+/* Under "safe" a job starts only if what it may spend by its time limit
+ * fits what is left; otherwise while anything is left. */
 void limits_spent(const struct ctld *c, const struct limit_src *src, struct sched_limit *l,
                   struct limit_info *li)
 {
+    bool safe = c->conf->acct_enforce & ENFORCE_SAFE;
     for (size_t i = 0; i < sizeof dims / sizeof *dims; i++) {
         int64_t cap = l->left[dims[i].r];
         if (cap < 0)
             continue;
+        double u = used(c, src, dims[i].what);
         li->cap[dims[i].r] = cap;
-        li->spent[dims[i].what] = used(c, src, dims[i].what);
-        l->left[dims[i].r] = li->spent[dims[i].what] < (double)cap;
+        li->spent[dims[i].what] = u;
+        l->left[dims[i].r] = u >= (double)cap ? 0 : safe ? (int64_t)((double)cap - u)
+                                                         : SCHED_SPEND_UNBOUNDED;
     }
 }

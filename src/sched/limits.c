@@ -38,10 +38,10 @@ void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N])
     v[SCHED_RES_CPU_MIN] = m < 0 ? RUN_MIN_UNBOUNDED : t.cpus * m;
     v[SCHED_RES_GPU_MIN] = m < 0 ? (t.gpus ? RUN_MIN_UNBOUNDED : 0) : t.gpus * m;
     v[SCHED_RES_WALL] = m;
-    v[SCHED_RES_CPU_SPENT] = t.cpus > 0;
-    v[SCHED_RES_GPU_SPENT] = t.gpus > 0;
-    v[SCHED_RES_BILLING_SPENT] = j->billing > 0;
-    v[SCHED_RES_WALL_SPENT] = 1;
+    v[SCHED_RES_CPU_SPENT] = v[SCHED_RES_CPU_MIN];
+    v[SCHED_RES_GPU_SPENT] = v[SCHED_RES_GPU_MIN];
+    v[SCHED_RES_BILLING_SPENT] = m < 0 ? (j->billing ? RUN_MIN_UNBOUNDED : 0) : j->billing * m;
+    v[SCHED_RES_WALL_SPENT] = m < 0 ? RUN_MIN_UNBOUNDED : m;
 }
 
 void sched_limits_init(struct sched_limits *l, const struct sched_input *in)

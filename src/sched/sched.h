@@ -76,10 +76,12 @@ struct sched_running {
 
 /* What a limit counts. CPU_MIN and GPU_MIN are run-minutes (what a job
  * holds times its time limit; a running job counts what is left of it).
- * WALL is a time limit's minutes, per job only. The *_SPENT ones say
- * whether a group may still spend (1) or has used its GrpTRESMins or
- * GrpWall (0): every job asks 1 of each it would spend, and starts take
- * nothing from them. */
+ * WALL is a time limit's minutes, per job only. The *_SPENT ones are
+ * what a group may still spend of its GrpTRESMins or GrpWall: a job asks
+ * what it would spend by its time limit (TRES times minutes), and starts
+ * take nothing from them (the caller gives a group under its limit an
+ * unbounded amount unless AccountingStorageEnforce has "safe", and none
+ * once it is reached). */
 enum sched_res {
     SCHED_RES_JOBS, SCHED_RES_CPU, SCHED_RES_MEM, SCHED_RES_NODE, SCHED_RES_GPU,
     SCHED_RES_BILLING, SCHED_RES_CPU_MIN, SCHED_RES_GPU_MIN, SCHED_RES_WALL,
@@ -135,6 +137,7 @@ void sched_job_tres(const struct sched_job *j, struct sched_tres *out);
 /* What the job counts against a limit of each kind (a time limit of
  * UNLIMITED asks for unbounded run-minutes). */
 void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N]);
+#define SCHED_SPEND_UNBOUNDED (INT64_MAX / 2)   /* more than any job asks */
 
 /* How a pass orders and starts jobs. FIFO is the main scheduler alone:
  * strict priority order per partition, nothing jumps a blocked job. The

@@ -221,6 +221,29 @@ def test_spent_minutes(clean, workdir):
     c.wait_state(other, "RUNNING")
 
 
+def test_safe(clean, workdir):
+    """AccountingStorageEnforce=safe: a job starts only if what it may use by
+    its time limit fits what its account has left of GrpTRESMins."""
+    c = clean
+    text = c.conf_text()
+    with open(c.conf, "w") as f:
+        f.write(text.replace("AccountingStorageEnforce=associations,limits,qos",
+                             "AccountingStorageEnforce=associations,limits,qos,safe"))
+    try:
+        c.run(["scontrol", "reconfigure"])
+        mgr(c, "-i", "modify", "account", "chem", "set", "GrpTRESMins=gres/gpu=10")
+        cp = c.run(["sbatch", "-G", "1", "-t", "20", "-A", "chem", "--wrap", "true"],
+                   user="herdtest2", cwd=workdir, check=False)
+        assert cp.returncode == 1 and POLICY in cp.stderr.splitlines(), cp.stderr
+        fits = c.sbatch(["-G", "1", "-t", "8", "-A", "chem"], cwd=workdir, script=SLEEP,
+                        user="herdtest2")
+        c.wait_state(fits, "RUNNING")
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(text)
+        c.run(["scontrol", "reconfigure"])
+
+
 def test_no_association_refused(lcluster, workdir):
     cp = lcluster.run(["sbatch", "-A", "nosuch", "--wrap", "true"], user="herdtest1",
                       cwd=workdir, check=False)
