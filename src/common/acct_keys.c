@@ -54,7 +54,22 @@ static const struct acct_key keys[] = {
     { "MaxTRESRunMinsPerAccount", "MaxTRESRunMinsPA,MaxTRESRunMinsPerAcct", AK_TRES, AK_QOS, 0 },
 };
 
-static bool word_in(const char *list, const char *w, size_t len)
+bool acct_list_has(const json_t *list, const char *s)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(list, i, v)
+        if (s && json_string_value(v) && !strcmp(json_string_value(v), s))
+            return true;
+    return false;
+}
+
+bool acct_list_wants(const json_t *list, const char *s)
+{
+    return !json_array_size(list) || acct_list_has(list, s);
+}
+
+bool acct_word_in(const char *list, const char *w, size_t len)
 {
     for (const char *p = list; *p;) {
         size_t n = strcspn(p, ",");
@@ -72,7 +87,7 @@ const struct acct_key *acct_key_find(const char *word, size_t len, unsigned enti
         if (!(k->applies & entity))
             continue;
         if ((strlen(k->name) == len && !strncasecmp(k->name, word, len)) ||
-            word_in(k->aliases, word, len))
+            acct_word_in(k->aliases, word, len))
             return k;
     }
     return NULL;

@@ -9,6 +9,7 @@
 #define HERD_ACCT_KEYS_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 enum acct_kind {
@@ -33,6 +34,13 @@ struct acct_key {
     unsigned applies;      /* AK_ACCOUNT | AK_USER | AK_QOS */
     unsigned assoc;        /* nonzero: a key of the association, not of the entity */
 };
+
+/* Is w (len bytes) one of the comma-separated words (case-insensitive)? */
+bool acct_word_in(const char *list, const char *w, size_t len);
+/* Is s one of a JSON array of names; "wants": or is the array empty (no
+ * filter)? */
+bool acct_list_has(const json_t *list, const char *s);
+bool acct_list_wants(const json_t *list, const char *s);
 
 /* The key a word names for an entity (case-insensitive); NULL if none. */
 const struct acct_key *acct_key_find(const char *word, size_t len, unsigned entity);

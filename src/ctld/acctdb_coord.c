@@ -6,17 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/acct_keys.h"
 #include "ctld/acctdb_int.h"
-
-static bool listed(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v)
-        if (!strcmp(json_string_value(v), s))
-            return true;
-    return false;
-}
 
 static int check(struct edit *e)
 {
@@ -50,7 +41,7 @@ int edit_coord(struct edit *e, bool add)
         if (!list)
             json_object_set_new(acct, "coordinators", list = json_array());
         json_array_foreach(e->names, k, u) {
-            bool there = listed(list, json_string_value(u));
+            bool there = acct_list_has(list, json_string_value(u));
             if (add && !there)
                 json_array_append(list, u);
             for (size_t x = json_array_size(list); !add && x-- > 0;)

@@ -29,7 +29,7 @@ static bool of_user(const json_t *a, const void *arg)
     const struct edit *e = arg;
     const char *user = json_string_value(json_object_get(a, "user"));
     const char *acct = json_string_value(json_object_get(a, "account"));
-    return user && edit_wanted(e->names, user) && edit_wanted(e->accounts, acct);
+    return user && acct_list_wants(e->names, user) && acct_list_wants(e->accounts, acct);
 }
 
 static bool under_account(const json_t *a, const void *arg)

@@ -167,18 +167,6 @@ static const char *table_of(unsigned ent)
     return ent == AK_ACCOUNT ? "accounts" : ent == AK_USER ? "users" : "qos";
 }
 
-bool edit_wanted(const json_t *list, const char *name)
-{
-    size_t i;
-    json_t *v;
-    if (!json_array_size(list))
-        return true;
-    json_array_foreach(list, i, v)
-        if (!strcmp(json_string_value(v), name))
-            return true;
-    return false;
-}
-
 /* Has the request settings of the association level (or else of the
  * entity's own)? */
 static bool has_sets(const struct edit *e, bool assoc_level)
@@ -199,7 +187,8 @@ static int modify_assocs(struct edit *e, const char *name)
         const char *acct = json_string_value(json_object_get(a, "account"));
         const char *user = json_string_value(json_object_get(a, "user"));
         bool mine = e->ent == AK_ACCOUNT ? !user && !strcmp(acct, name)
-                                         : user && !strcmp(user, name) && edit_wanted(e->accounts, acct);
+                                         : user && !strcmp(user, name) &&
+                                               acct_list_wants(e->accounts, acct);
         if (!mine)
             continue;
         if (apply(e, a, true) < 0)
@@ -230,7 +219,7 @@ static int modify(struct edit *e)
     if (!e->nsets)
         return edit_bad(e, " Nothing to modify: no 'set' given");
     json_object_foreach(json_object_get(e->db, table_of(e->ent)), name, obj)
-        if (edit_wanted(e->names, name) && modify_one(e, name, obj) < 0)
+        if (acct_list_wants(e->names, name) && modify_one(e, name, obj) < 0)
             return -1;
     return 0;
 }

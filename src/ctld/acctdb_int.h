@@ -34,8 +34,6 @@ struct edit {
 int edit_bad(struct edit *e, const char *msg);   /* -1, msg in err */
 void edit_note_entity(struct edit *e, const char *name);
 void edit_note_assoc(struct edit *e, const json_t *assoc);
-/* Is name in list (an empty list: every name)? */
-bool edit_wanted(const json_t *list, const char *name);
 
 /* acctdb_delete.c */
 int edit_delete(struct edit *e);

@@ -72,16 +72,6 @@ static void merge_tres(json_t *obj, const char *key, json_t *v)
     }
 }
 
-static bool in_list(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    json_array_foreach(list, i, v)
-        if (!strcmp(json_string_value(v), s))
-            return true;
-    return false;
-}
-
 static void edit_list(json_t *obj, const char *key, json_t *v, char op)
 {
     json_t *cur = json_object_get(obj, key);
@@ -94,7 +84,7 @@ static void edit_list(json_t *obj, const char *key, json_t *v, char op)
             for (size_t k = json_array_size(out); k-- > 0;)
                 if (!strcmp(json_string_value(json_array_get(out, k)), s))
                     json_array_remove(out, k);
-        } else if (!in_list(out, s)) {
+        } else if (!acct_list_has(out, s)) {
             json_array_append(out, x);
         }
     }

@@ -438,3 +438,15 @@ def cluster_fixture(tmp_path_factory, name, up_args, prepare=None):
             if err is not None:
                 msg = f"{err}\n\n(and in teardown) {msg}"
             pytest.fail(msg, pytrace=False)
+
+
+def typed_gpus(c, gpu_type="a100"):
+    """A cluster_fixture prepare step: herd up writes slurm.conf with untyped
+    GPUs; the nodes' become GPU_TYPE ones."""
+    c.up()
+    problems = c.stop_and_check()
+    assert not problems, "\n".join(problems)
+    with open(c.conf) as f:
+        text = f.read()
+    with open(c.conf, "w") as f:
+        f.write(re.sub(r"Gres=gpu:(\d+)", rf"Gres=gpu:{gpu_type}:\1", text))

@@ -8,21 +8,10 @@ import re
 
 import pytest
 
-from helpers import cluster_fixture, read
+from helpers import cluster_fixture, read, typed_gpus
 
 TYPED_UP = ["--nodes", "1", "--gpus-per-node", "2", "--cpus-per-node", "4",
             "--mem-per-node", "2000", "--set", "KillWait=2"]
-
-
-def typed_gpus(c):
-    """herd up writes slurm.conf with untyped GPUs; the node's become a100s."""
-    c.up()
-    problems = c.stop_and_check()
-    assert not problems, "\n".join(problems)
-    with open(c.conf) as f:
-        text = f.read()
-    with open(c.conf, "w") as f:
-        f.write(re.sub(r"Gres=gpu:(\d+)", r"Gres=gpu:a100:\1", text))
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from helpers import cluster_fixture, pid_alive, wait_for
+from helpers import cluster_fixture, pid_alive, typed_gpus, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "4",
       "--set", "AccountingStorageEnforce=associations,limits,qos"]
@@ -268,21 +268,9 @@ def test_limits_hold_after_controller_kill(clean, workdir):
     assert c.state(first) == "RUNNING"
 
 
-def a100_gpus(c):
-    """herd up writes untyped GPUs; the nodes' become a100s."""
-    import re
-    c.up()
-    problems = c.stop_and_check()
-    assert not problems, "\n".join(problems)
-    with open(c.conf) as f:
-        text = f.read()
-    with open(c.conf, "w") as f:
-        f.write(re.sub(r"Gres=gpu:(\d+)", r"Gres=gpu:a100:\1", text))
-
-
 @pytest.fixture(scope="module")
 def tcluster(tmp_path_factory, users):
-    gen = cluster_fixture(tmp_path_factory, "limits-typed", UP, prepare=a100_gpus)
+    gen = cluster_fixture(tmp_path_factory, "limits-typed", UP, prepare=typed_gpus)
     c = next(gen)
     mgr(c, "-i", "add", "account", "lab")
     mgr(c, "-i", "add", "user", "herdtest1", "account=lab")

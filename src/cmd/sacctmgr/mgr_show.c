@@ -136,24 +136,12 @@ struct row {
     const json_t *user, *acct, *assoc, *qos;
 };
 
-static bool alias_of(const char *aliases, const char *w)
-{
-    size_t n = strlen(w);
-    for (const char *p = aliases; *p;) {
-        size_t k = strcspn(p, ",");
-        if (k == n && !strncasecmp(p, w, n))
-            return true;
-        p += k + (p[k] == ',');
-    }
-    return false;
-}
-
 static const struct col *col_find(enum entity e, const char *w)
 {
     const struct col *t = e == E_QOS ? qos_cols : assoc_cols;
     size_t n = e == E_QOS ? sizeof qos_cols / sizeof *t : sizeof assoc_cols / sizeof *t;
     for (size_t i = 0; i < n; i++)
-        if (!strcasecmp(t[i].header, w) || alias_of(t[i].aliases, w))
+        if (!strcasecmp(t[i].header, w) || acct_word_in(t[i].aliases, w, strlen(w)))
             return &t[i];
     return NULL;
 }
@@ -301,18 +289,6 @@ static void print_row(const struct view *v, const struct row *r)
     fputc('\n', stdout);
 }
 
-static bool in(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    if (!json_array_size(list))
-        return true;
-    json_array_foreach(list, i, v)
-        if (s && !strcmp(json_string_value(v), s))
-            return true;
-    return false;
-}
-
 static int name_cmp(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);
@@ -347,7 +323,7 @@ static void assocs_of(const struct view *v, const char *user, const char *acct)
     json_array_foreach(json_object_get(v->db, "assocs"), i, a) {
         const char *au = json_string_value(json_object_get(a, "user"));
         const char *aa = json_string_value(json_object_get(a, "account"));
-        if (user ? (au && !strcmp(au, user) && in(json_object_get(v->m->where, "account"), aa))
+        if (user ? (au && !strcmp(au, user) && acct_list_wants(json_object_get(v->m->where, "account"), aa))
                  : !strcmp(aa, acct)) {
             struct row r = assoc_row(v, a);
             print_row(v, &r);
@@ -361,7 +337,7 @@ static void list_entities(const struct view *v, const char *table)
     const json_t *obj = json_object_get(v->db, table);
     const char **keys = sorted_keys(obj, &n);
     for (size_t i = 0; i < n; i++) {
-        if (!in(v->m->names, keys[i]))
+        if (!acct_list_wants(v->m->names, keys[i]))
             continue;
         const json_t *e = json_object_get(obj, keys[i]);
         struct row r = { 0 };
@@ -386,8 +362,8 @@ static void list_assocs(const struct view *v)
     json_array_foreach(json_object_get(v->db, "assocs"), i, a) {
         const char *u = json_string_value(json_object_get(a, "user"));
         const char *acct = json_string_value(json_object_get(a, "account"));
-        if ((json_array_size(users) && !in(users, u)) || !in(accts, acct) ||
-            (json_array_size(v->m->names) && !in(v->m->names, u) && !in(v->m->names, acct)))
+        if ((json_array_size(users) && !acct_list_wants(users, u)) || !acct_list_wants(accts, acct) ||
+            (json_array_size(v->m->names) && !acct_list_wants(v->m->names, u) && !acct_list_wants(v->m->names, acct)))
             continue;
         struct row r = assoc_row(v, a);
         print_row(v, &r);
@@ -399,7 +375,7 @@ static void list_qos(const struct view *v)
     const char *name;
     json_t *q;
     json_object_foreach(json_object_get(v->db, "qos"), name, q)
-        if (in(v->m->names, name)) {
+        if (acct_list_wants(v->m->names, name)) {
             struct row r = { .qname = name, .qos = q };
             print_row(v, &r);
         }
@@ -413,7 +389,7 @@ static void list_cluster(const struct view *v)
     json_array_foreach(json_object_get(v->db, "assocs"), i, a)
         if (!json_object_get(a, "user") && !strcmp(json_string_value(json_object_get(a,
                                                    "account")), "root") &&
-            in(v->m->names, v->cluster)) {
+            acct_list_wants(v->m->names, v->cluster)) {
             struct row r = assoc_row(v, a);
             r.aname = NULL;
             print_row(v, &r);

@@ -12,6 +12,7 @@
 
 #include "client/cmdutil.h"
 #include "cmd/sreport/sreport.h"
+#include "common/acct_keys.h"
 #include "common/xmalloc.h"
 
 /* The GECOS name before its first comma: Slurm's "Proper Name". */
@@ -20,18 +21,6 @@ static void proper_name(const char *user, char *buf, size_t n)
     struct passwd *pw = user ? getpwnam(user) : NULL;
     snprintf(buf, n, "%.*s", pw && pw->pw_gecos ? (int)strcspn(pw->pw_gecos, ",") : 0,
              pw && pw->pw_gecos ? pw->pw_gecos : "");
-}
-
-static bool in(const json_t *list, const char *s)
-{
-    size_t i;
-    json_t *v;
-    if (!json_array_size(list))
-        return true;
-    json_array_foreach(list, i, v)
-        if (s && !strcasecmp(json_string_value(v), s))
-            return true;
-    return false;
 }
 
 static bool any_used(const struct sreport *r, const double secs[T_N])
@@ -101,7 +90,7 @@ int sr_account_by_user(const struct sreport *r)
         const char *acct = jget_str(a, "account", ""), *user = jget_str(a, "user", NULL);
         double secs[T_N];
         char proper[128];
-        if (!in(r->accounts, acct) || (user && !in(r->users, user)))
+        if (!acct_list_wants(r->accounts, acct) || (user && !acct_list_wants(r->users, user)))
             continue;
         if (!user)
             sreport_account_total(r, acct, secs);
@@ -146,7 +135,7 @@ int sr_user_by_account(const struct sreport *r, bool top)
     const struct sr_use **rows = xcalloc(r->nuse + 1, sizeof *rows);
     size_t n = 0;
     for (size_t i = 0; i < r->nuse; i++)
-        if (in(r->users, r->use[i].user) && in(r->accounts, r->use[i].account) &&
+        if (acct_list_wants(r->users, r->use[i].user) && acct_list_wants(r->accounts, r->use[i].account) &&
             any_used(r, r->use[i].secs))
             rows[n++] = &r->use[i];
     qsort(rows, n, sizeof *rows, by_use);
@@ -176,7 +165,7 @@ int sr_job_sizes(const struct sreport *r)
     for (size_t i = 0; i < r->nsizes; i++) {
         const struct sr_size *z = &r->sizes[i];
         double sum = 0;
-        if (!in(r->accounts, z->account))
+        if (!acct_list_wants(r->accounts, z->account))
             continue;
         sr_put(&t, 0, r->cluster, false);
         sr_put(&t, 1, z->account, false);
