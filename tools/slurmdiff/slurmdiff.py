@@ -107,6 +107,8 @@ STRONG_RE = [re.compile(p) for p in STRONG_IDS]
 # id only if it is one this run has seen.
 LEAD_RE = re.compile(r"(?m)^(\s*)(\d+)(?=[_.;+\s]|$)")
 TIMESTAMP_RE = re.compile(r"\b\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\b")
+# The clock of `squeue -l`'s first line; the layout of the date stays.
+CLOCK_RE = re.compile(r"\b\d\d:\d\d:\d\d (?=\d{4}\b)")
 # Elapsed times under an hour (0:03, 12:41): never equal on two clusters.
 # Limits written as H:MM:SS are left as they are.
 ELAPSED_RE = re.compile(r"(?<![:\d.-])\d{1,2}:\d\d(?![:\d])")
@@ -155,6 +157,7 @@ def normalize(text, side):
         return m.group(1) + side.ids[jid] if jid in side.ids else m.group(0)
     text = LEAD_RE.sub(lead, text)
     text = TIMESTAMP_RE.sub("<DATE>", text)
+    text = CLOCK_RE.sub("<CLOCK> ", text)
     text = ELAPSED_RE.sub("<ELAPSED>", text)
     text = EPOCH_RE.sub("<EPOCH>", text)
     text = PID_RE.sub(lambda m: m.group(1) + "<PID>", text)
