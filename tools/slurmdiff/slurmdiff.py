@@ -14,6 +14,7 @@ import os
 import re
 import shlex
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -30,7 +31,7 @@ HERD_UP = ["--nodes", "1", "--cpus-per-node", "64", "--mem-per-node", "256000",
            "--gpus-per-node", "8", "--set", "ClusterName=bench", "--set", "MinJobAge=30",
            "--set", "KillWait=30"]
 HERD_GPU_PARTITION = "PartitionName=gpu Nodes=ALL Default=NO MaxTime=UNLIMITED State=UP"
-CASE_TIMEOUT = 30
+CASE_TIMEOUT = 20
 WAIT_TIMEOUT = 60
 
 
@@ -184,16 +185,28 @@ def compare(a, b):
 # ---------------------------------------------------------------- running
 
 def run_cmd(side, cmd, timeout=CASE_TIMEOUT, cwd=None):
+    """stdout, stderr and exit status of one bash line. Past its time the
+    line's process group gets SIGTERM first: a waiting srun or salloc then
+    gives its pending allocation back instead of leaving it queued."""
     env = dict(side.env)
     env.update(side.vars)
+    p = subprocess.Popen(["/bin/bash", "-c", cmd], cwd=cwd or side.cwd, env=env,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         stdin=subprocess.DEVNULL, start_new_session=True)
     try:
-        cp = subprocess.run(["/bin/bash", "-c", cmd], cwd=cwd or side.cwd, env=env, timeout=timeout,
-                            capture_output=True, text=True, errors="replace",
-                            stdin=subprocess.DEVNULL)
-        return cp.stdout, cp.stderr, cp.returncode
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        return out, f"<timed out after {timeout}s>", 124
+        out, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        for sig, wait in ((signal.SIGTERM, 5), (signal.SIGKILL, 5)):
+            try:
+                os.killpg(p.pid, sig)
+                out, err = p.communicate(timeout=wait)
+                break
+            except (ProcessLookupError, subprocess.TimeoutExpired):
+                out, err = b"", b""
+        err = (err or b"") + f"<timed out after {timeout}s>".encode()
+        rc = 124
+    return (out.decode(errors="replace"), err.decode(errors="replace"), rc)
 
 
 def render(side, out, err, rc):
@@ -244,11 +257,11 @@ def run_side(side, setup, cases, results):
 
 
 def cleanup_jobs(side):
-    ids = [v for v in side.vars.values() if v != "0"]
-    if ids:
-        run_cmd(side, "scancel " + " ".join(ids), 15)
-    # jobs the cases submitted carry names starting with 'sd'
-    run_cmd(side, "scancel -u root -n " + ",".join(f"sd{c}" for c in "abcdefghij"), 15)
+    """Cancels every job this run submitted or saw an id of; only those:
+    other people's jobs may be in slurm-ref's queue."""
+    ids = sorted({v for v in side.vars.values() if v != "0"} | set(side.ids))
+    for i in range(0, len(ids), 50):
+        run_cmd(side, "scancel " + " ".join(ids[i:i + 50]), 15)
 
 
 # ---------------------------------------------------------------- clusters
@@ -348,6 +361,31 @@ def report(cases, res_s, res_h, known, only_differ, stream):
     return counts
 
 
+def interrupted(signum, frame):
+    """SIGTERM (timeout, make's ^C) ends the run the way ^C does, so that its
+    jobs are cancelled and its Herd cluster stopped."""
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def run_and_report(a, sides, setup, cases, known, bindir):
+    results = [{}, {}]
+    # daemon threads: an interrupted run does not wait for the cases in flight
+    threads = [threading.Thread(target=run_side, args=(s, setup, cases, r), daemon=True)
+               for s, r in zip(sides, results)]
+    started = time.monotonic()
+    for t in threads:
+        t.start()
+    for t in threads:
+        while t.is_alive():
+            t.join(0.5)
+    with open(a.record, "w") if a.record else open(os.devnull, "w") as rec:
+        print(f"slurmdiff {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} "
+              f"({time.monotonic() - started:.0f} s): Slurm /usr/bin vs Herd's build", file=rec)
+        counts = report(cases, results[0], results[1], known, a.differ_only, sys.stdout)
+        report(cases, results[0], results[1], known, False, rec)
+    return counts
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cases", default=os.path.join(HERE, "cases.txt"))
@@ -374,37 +412,27 @@ def main(argv=None):
         print("slurmdiff: slurm-ref does not answer (/usr/bin/sinfo failed); start it with "
               "/work/shared/slurm-ref/up.sh. Nothing compared.", file=sys.stderr)
         return 2
-    bindir = a.herd_bin or next((os.path.join(ROOT, p) for p in ("build/asan/bin", "build/bin")
-                                 if os.path.exists(os.path.join(ROOT, p, "herd"))), None)
-    if not bindir:
+    found = a.herd_bin or next((os.path.join(ROOT, p) for p in ("build/asan/bin", "build/bin")
+                                if os.path.exists(os.path.join(ROOT, p, "herd"))), None)
+    if not found:
         print("slurmdiff: no Herd build (make all)", file=sys.stderr)
         return 2
-    bindir = os.path.abspath(bindir)
     work = tempfile.mkdtemp(prefix="slurmdiff-")
     os.chmod(work, 0o755)
-    cdir = None
+    # a copy, so that a rebuild while the cases run cannot change Herd under them
+    bindir = os.path.join(work, "bin")
+    shutil.copytree(os.path.abspath(a.herd_bin or found), bindir, symlinks=True)
+    cdir, sides, counts = None, [], {"differ": 0}
+    signal.signal(signal.SIGTERM, interrupted)
     try:
         conf = a.herd_conf
         if not conf:
             cdir, conf = herd_start(bindir, work)
         sides = [slurm_side(work), herd_side(bindir, work, conf, cdir)]
-        results = [{}, {}]
-        threads = [threading.Thread(target=run_side, args=(s, setup, cases, r))
-                   for s, r in zip(sides, results)]
-        started = time.monotonic()
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        counts = run_and_report(a, sides, setup, cases, known, bindir)
+    finally:
         for s in sides:
             cleanup_jobs(s)
-        with open(a.record, "w") if a.record else open(os.devnull, "w") as rec:
-            print(f"slurmdiff {time.strftime('%Y-%m-%d %H:%M:%S UTC', time.gmtime())} "
-                  f"({time.monotonic() - started:.0f} s): Slurm /usr/bin vs Herd {bindir}",
-                  file=rec)
-            counts = report(cases, results[0], results[1], known, a.differ_only, sys.stdout)
-            report(cases, results[0], results[1], known, False, rec)
-    finally:
         if cdir and not a.keep:
             subprocess.run([os.path.join(bindir, "herd"), "down", "-D", cdir],
                            capture_output=True, timeout=120, env=clean_env())
