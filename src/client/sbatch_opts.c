@@ -39,20 +39,38 @@ struct opt_def {
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
 #define LONG_BASE 0x100
 
+static void say(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    int n = snprintf(err, errlen, "sbatch: error: ");
+
+    if (n >= 0 && (size_t)n < errlen)
+        vsnprintf(err + n, errlen - n, fmt, ap);
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fatal(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(err, errlen, "sbatch: error: ");
 
-    if (n < 0 || (size_t)n >= errlen)
-        return -1;
     va_start(ap, fmt);
-    vsnprintf(err + n, errlen - n, fmt, ap);
+    say(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* An error Slurm's sbatch meets on its fatal path: it exits 255. */
+static int fatal(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(err, errlen, fmt, ap);
+    va_end(ap);
+    return SBATCH_OPT_FATAL;
 }
 
 static int parse_num(const char *s, int64_t min, int64_t *out)
@@ -109,7 +127,7 @@ static int set_yes_no(struct sbatch_opts *o, const struct opt_def *d, const char
                       char *err, size_t errlen)
 {
     if (strcasecmp(arg, "yes") != 0 && strcasecmp(arg, "no") != 0)
-        return fail(err, errlen, "Invalid --%s specification: %s", d->name, arg);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int) = strcasecmp(arg, "yes") == 0;
     return 0;
 }
@@ -143,8 +161,13 @@ static int set_nodes(struct sbatch_opts *o, const struct opt_def *d, const char 
     (void)d;
     if (dash)
         *dash = '\0';
-    if (parse_num(min, 1, &lo) < 0 || (dash && (parse_num(dash + 1, 1, &hi) < 0 || hi < lo)))
-        rc = fail(err, errlen, "Invalid node count specification");
+    if (parse_num(min, 0, &lo) < 0 || (dash && parse_num(dash + 1, 0, &hi) < 0))
+        rc = fatal(err, errlen, "\"%s\" is not a valid node count", arg);
+    else if (lo == 0)   /* Slurm's controller refuses it, after the parse */
+        rc = fail(err, errlen, "Batch job submission failed: Node count specification invalid");
+    else if (dash && hi < lo)
+        rc = fatal(err, errlen, "Maximum node count %lld is less than minimum node count %lld",
+                   (long long)hi, (long long)lo);
     else
         o->nodes = lo;
     free(min);
@@ -157,7 +180,7 @@ static int set_mem(struct sbatch_opts *o, const struct opt_def *d, const char *a
     uint64_t mb;
 
     if (sizefmt_parse_mb(arg, &mb) < 0 || mb > INT64_MAX)
-        return fail(err, errlen, "Invalid --%s specification", d->name);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     o->mem_mb[d->arg] = (int64_t)mb;
     o->mem_src[d->arg] = o->src;
     return 0;
@@ -170,7 +193,7 @@ static int set_time(struct sbatch_opts *o, const struct opt_def *d, const char *
 
     (void)d;
     if (timefmt_parse_limit(arg, &min) < 0)
-        return fail(err, errlen, "Invalid --time specification");
+        return fatal(err, errlen, "Invalid --time specification");
     o->time_limit = min == 0 ? TIME_INFINITE : min;     /* Slurm: 0 is no limit */
     o->time_set = 1;
     return 0;
@@ -282,7 +305,7 @@ static int set_open_mode(struct sbatch_opts *o, const struct opt_def *d, const c
     else if (arg[0] == 't' || arg[0] == 'T')
         mode = "truncate";
     if (mode == NULL)
-        return fail(err, errlen, "Invalid --open-mode argument: %s.", arg);
+        return fatal(err, errlen, "Invalid --open-mode specification");
     free(o->open_mode);
     o->open_mode = xstrdup(mode);
     return 0;
@@ -317,7 +340,7 @@ static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *
     int64_t t;
 
     if (begintime_parse(arg, client_now(), &t) < 0)
-        return fail(err, errlen, "Invalid --%s specification", d->name);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int64_t) = t;
     return 0;
 }
@@ -454,21 +477,40 @@ static void opt_build(struct option *longopts, char *shortopts)
     longopts[OPT_COUNT] = (struct option){ 0 };
 }
 
-/* getopt's complaint, in glibc's words. word: the argument being scanned. */
+/* getopt's complaint in glibc's words, and the hint, as Slurm's sbatch
+ * prints them (no "error:"), on its fatal path. */
+static int bad_word(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad_word(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(err, errlen, "sbatch: ");
+
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < errlen)
+        n += vsnprintf(err + n, errlen - n, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < errlen)
+        snprintf(err + n, errlen - n, "\nTry \"sbatch --help\" for more information");
+    return SBATCH_OPT_FATAL;
+}
+
+/* word: the argument being scanned. */
 static int opt_bad(int c, const char *word, char *err, size_t errlen)
 {
     int len = (int)strcspn(word, "=");
 
     if (strncmp(word, "--", 2) != 0) {
         if (c == ':')
-            return fail(err, errlen, "option requires an argument -- '%c'", optopt);
-        return fail(err, errlen, "invalid option -- '%c'", optopt);
+            return bad_word(err, errlen, "option requires an argument -- '%c'", optopt);
+        return bad_word(err, errlen, "invalid option -- '%c'", optopt);
     }
     if (c == ':')
-        return fail(err, errlen, "option '%.*s' requires an argument", len, word);
+        return bad_word(err, errlen, "option '%.*s' requires an argument", len, word);
     if (optopt)
-        return fail(err, errlen, "option '%.*s' doesn't allow an argument", len, word);
-    return fail(err, errlen, "unrecognized option '%s'", word);
+        return bad_word(err, errlen, "option '%.*s' doesn't allow an argument", len, word);
+    return bad_word(err, errlen, "unrecognized option '%s'", word);
 }
 
 /* One getopt_long pass over argv[1..]; *stop: index of the first non-option. */
@@ -564,13 +606,15 @@ static void argv_free(char **av, int ac)
     free(av);
 }
 
-/* Appends where a directive's error came from to err. */
-static int directive_fail(char *err, size_t errlen, int lineno)
+/* Adds where a directive's error came from to err's first line; returns rc. */
+static int directive_fail(char *err, size_t errlen, int lineno, int rc)
 {
-    size_t n = strlen(err);
+    size_t n = strcspn(err, "\n");
+    char *rest = xstrdup(err + n);
 
-    snprintf(err + n, errlen - n, " (batch script line %d)", lineno);
-    return -1;
+    snprintf(err + n, errlen - n, " (batch script line %d)%s", lineno, rest);
+    free(rest);
+    return rc;
 }
 
 static int directive_line(struct sbatch_opts *o, const char *rest, int lineno,
@@ -582,13 +626,13 @@ static int directive_line(struct sbatch_opts *o, const char *rest, int lineno,
     if (directive_split(rest, &av, &ac) < 0) {
         argv_free(av, ac);
         fail(err, errlen, "Unmatched quote in #SBATCH directive");
-        return directive_fail(err, errlen, lineno);
+        return directive_fail(err, errlen, lineno, -1);
     }
     rc = opt_parse(o, ac, av, &stop, err, errlen);
     if (rc == 0 && stop < ac)
         rc = fail(err, errlen, "Invalid directive found in batch script: %s", av[stop]);
     argv_free(av, ac);
-    return rc < 0 ? directive_fail(err, errlen, lineno) : 0;
+    return rc < 0 ? directive_fail(err, errlen, lineno, rc) : 0;
 }
 
 /* A line that ends the directives: anything but blanks and comments. */

@@ -1,0 +1,50 @@
+"""What the commands print and exit with for a bad option (issue 18, found by
+tools/slurmdiff against Slurm 22.05): sbatch, srun and salloc meet these on
+Slurm's fatal path and exit 255, with getopt's words and a hint that names
+the command itself."""
+
+import pytest
+
+TRY = 'Try "{prog} --help" for more information\n'
+
+
+def jobs(c):
+    return c.run(["squeue", "-h", "-t", "all", "-o", "%i"]).stdout.split()
+
+
+@pytest.mark.parametrize("args,first", [
+    (["--bogus-option"], "sbatch: unrecognized option '--bogus-option'"),
+    (["-Z"], "sbatch: invalid option -- 'Z'"),
+    (["--time"], "sbatch: option '--time' requires an argument"),
+    (["--hold=3"], "sbatch: option '--hold' doesn't allow an argument"),
+])
+def test_sbatch_getopt_errors(cluster, workdir, args, first):
+    before = jobs(cluster)
+    cp = cluster.run(["sbatch", "--wrap", "true"] + args, cwd=workdir, check=False)
+    assert (cp.returncode, cp.stdout) == (255, "")
+    assert cp.stderr == first + "\n" + TRY.format(prog="sbatch")
+    assert set(jobs(cluster)) <= set(before)
+
+
+@pytest.mark.parametrize("args,err,rc", [
+    (["-N", "x"], 'sbatch: error: "x" is not a valid node count', 255),
+    (["-N", "3-2"], "sbatch: error: Maximum node count 2 is less than minimum node count 3", 255),
+    (["-N", "0"], "sbatch: error: Batch job submission failed: Node count specification invalid",
+     1),
+    (["-t", "abc"], "sbatch: error: Invalid --time specification", 255),
+    (["--mem=lots"], "sbatch: error: Invalid --mem specification", 255),
+    (["--open-mode=sideways"], "sbatch: error: Invalid --open-mode specification", 255),
+    (["--begin=yesterdayish"], "sbatch: error: Invalid --begin specification", 255),
+    (["-n", "0x"], 'sbatch: error: Invalid numeric value "0x" for --ntasks.', 1),
+])
+def test_sbatch_bad_values(cluster, workdir, args, err, rc):
+    cp = cluster.run(["sbatch"] + args + ["--wrap", "true"], cwd=workdir, check=False)
+    assert (cp.returncode, cp.stderr) == (rc, err + "\n")
+
+
+def test_sbatch_bad_directive_names_its_line(cluster, workdir):
+    cp = cluster.run(["sbatch"], input="#!/bin/sh\n#SBATCH --bogus\ntrue\n", cwd=workdir,
+                     check=False)
+    assert cp.returncode == 255
+    assert cp.stderr == ("sbatch: unrecognized option '--bogus' (batch script line 2)\n"
+                         + TRY.format(prog="sbatch"))
