@@ -29,10 +29,13 @@ static json_t *alloc_spec(const char *prog, int argc, char **argv, const char *n
     char err[1024], cwd[4096], host[256] = "";
     int idx;
     sbatch_opts_init(&o);
-    if (sbatch_opts_parse_argv(&o, argc, argv, &idx, err, sizeof err) < 0 ||
-        sbatch_opts_finish(&o, err, sizeof err) < 0) {
+    int rc = sbatch_opts_parse_argv(&o, argc, argv, &idx, err, sizeof err);
+    if (rc < 0 || sbatch_opts_finish(&o, err, sizeof err) < 0) {
         print_as(prog, err);
         sbatch_opts_free(&o);
+        /* Slurm's srun and salloc end here on their fatal path, with 255 */
+        if (rc == SBATCH_OPT_FATAL)
+            exit(255);
         return NULL;
     }
     if (!getcwd(cwd, sizeof cwd))

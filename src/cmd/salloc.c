@@ -42,8 +42,10 @@ static int run_command(char **argv)
 int cmd_salloc(int argc, char **argv)
 {
     struct srun_opts o = { 0 };
-    int rc = 1;
-    if (srun_parse(PROG, argc, argv, &o) == 0) {
+    int rc = 1, parsed = srun_parse(PROG, argc, argv, &o);
+    if (parsed == SRUN_PARSE_FATAL)
+        rc = 255;
+    else if (parsed == 0) {
         char *shell[] = { getenv("SHELL") ? getenv("SHELL") : "/bin/sh", NULL };
         char **cmd = o.argv[0] ? o.argv : shell;
         const char *base = strrchr(cmd[0], '/');

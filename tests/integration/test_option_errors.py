@@ -48,3 +48,19 @@ def test_sbatch_bad_directive_names_its_line(cluster, workdir):
     assert cp.returncode == 255
     assert cp.stderr == ("sbatch: unrecognized option '--bogus' (batch script line 2)\n"
                          + TRY.format(prog="sbatch"))
+
+
+@pytest.mark.parametrize("prog", ["srun", "salloc"])
+@pytest.mark.parametrize("args,err", [
+    (["--bogus-option"], "{prog}: unrecognized option '--bogus-option'\n" + TRY),
+    (["--nodes"], "{prog}: option '--nodes' requires an argument\n" + TRY),
+    (["-N", "x"], '{prog}: error: "x" is not a valid node count\n'),
+    (["-N", "3-2"], "{prog}: error: Maximum node count 2 is less than minimum node count 3\n"),
+    (["-t", "abc"], "{prog}: error: Invalid --time specification\n"),
+])
+def test_srun_salloc_fatal_option_errors(cluster, workdir, prog, args, err):
+    before = jobs(cluster)
+    cp = cluster.run([prog] + args + ["true"] if args != ["--nodes"] else [prog, "--nodes"],
+                     cwd=workdir, check=False)
+    assert (cp.returncode, cp.stdout, cp.stderr) == (255, "", err.format(prog=prog))
+    assert set(jobs(cluster)) <= set(before)

@@ -30,10 +30,13 @@ struct srun_opts {
     bool label, unbuffered, kill_on_bad_exit, quiet, pty, overlap;
     char **argv;               /* the command, from the first non-option */
     char **alloc_argv;         /* the options an allocation takes, sbatch style: alloc.h */
+    const char *prog;          /* srun or salloc, for the messages */
     int alloc_argc;
 };
 
-/* srun's options (salloc takes the same); prog names the errors. 0 or -1. */
+/* srun's options (salloc takes the same); prog names the errors. 0, -1, or
+ * SRUN_PARSE_FATAL for an error Slurm exits 255 on (a bad option word). */
+#define SRUN_PARSE_FATAL (-2)
 int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o);
 void srun_opts_free(struct srun_opts *o);
 
