@@ -262,6 +262,8 @@ def cleanup_jobs(side):
     ids = sorted({v for v in side.vars.values() if v != "0"} | set(side.ids))
     for i in range(0, len(ids), 50):
         run_cmd(side, "scancel " + " ".join(ids[i:i + 50]), 15)
+    # the jobs whose ids went to a file: the cases name them sda..sdz
+    run_cmd(side, "scancel -n " + ",".join("sd" + c for c in "abcdefghijklmnopqrstuvwxyz"), 15)
 
 
 # ---------------------------------------------------------------- clusters
