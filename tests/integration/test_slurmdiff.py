@@ -76,6 +76,10 @@ def test_job_ids_become_placeholders_in_id_places_only():
         "JobId=<HELD> JobName=x\nSLURM_JOB_ID=<JOBID>\n"
     # a number never seen as a job id is left alone at a line's start
     assert slurmdiff.normalize("3\n", s) == "3\n"
+    # and so is any, where the command lists no jobs (`cat` of a job's output)
+    assert slurmdiff.normalize("7\n", s, lead=False) == "7\n"
+    assert slurmdiff.LISTS_IDS.search("sbatch --parsable --wrap true")
+    assert not slurmdiff.LISTS_IDS.search("sbatch -W -o v.txt --wrap x; cat v.txt")
 
 
 def test_times_nodes_paths_and_pids_are_erased():

@@ -136,9 +136,14 @@ class Side:
             self.ids[jobid] = f"<{name}>" if name else "<JOBID>"
 
 
-def normalize(text, side):
+# The commands whose output lines may start with a job id.
+LISTS_IDS = re.compile(r"\b(squeue|sacct|sprio|scontrol)\b|--parsable")
+
+
+def normalize(text, side, lead=True):
     """Erases from one command's output what differs between two clusters
-    by nature. Learns the job ids it finds in strong places."""
+    by nature. Learns the job ids it finds in strong places. lead: numbers
+    that start a line may be job ids (the command lists jobs)."""
     for rx in STRONG_RE:
         for m in rx.finditer(text):
             side.learn(m.group(1))
@@ -153,10 +158,11 @@ def normalize(text, side):
     for rx in STRONG_RE:
         text = rx.sub(strong, text)
 
-    def lead(m):
+    def lead_id(m):
         jid = m.group(2)
         return m.group(1) + side.ids[jid] if jid in side.ids else m.group(0)
-    text = LEAD_RE.sub(lead, text)
+    if lead:
+        text = LEAD_RE.sub(lead_id, text)
     text = TIMESTAMP_RE.sub("<DATE>", text)
     text = CLOCK_RE.sub("<CLOCK> ", text)
     text = ELAPSED_RE.sub("<ELAPSED>", text)
@@ -209,12 +215,12 @@ def run_cmd(side, cmd, timeout=CASE_TIMEOUT, cwd=None):
     return (out.decode(errors="replace"), err.decode(errors="replace"), rc)
 
 
-def render(side, out, err, rc):
+def render(side, out, err, rc, lead=True):
     text = out
     if err:
         text += ("" if not out or out.endswith("\n") else "\n") + "[stderr]\n" + err
     text += f"\n[exit {rc}]"
-    return normalize(text, side)
+    return normalize(text, side, lead)
 
 
 def job_state(side, jobid):
@@ -253,7 +259,7 @@ def run_side(side, setup, cases, results):
         if "--parsable" in cmd:
             for m in re.finditer(r"(?m)^(\d+)(?:;\S+)?$", out):
                 side.learn(m.group(1))
-        results[cid] = render(side, out, err, rc)
+        results[cid] = render(side, out, err, rc, bool(LISTS_IDS.search(cmd)))
 
 
 def cleanup_jobs(side):
