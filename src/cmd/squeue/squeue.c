@@ -169,6 +169,15 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
         squeue_usage();
         return -1;
     }
+    /* Slurm's defaults from the environment: -o, -O and -l win, and
+     * SQUEUE_FORMAT wins over SQUEUE_FORMAT2 */
+    const char *env = getenv("SQUEUE_FORMAT"), *env2 = getenv("SQUEUE_FORMAT2");
+    if (!o->format && !o->long_format && !o->long_list) {
+        if (env && *env)
+            o->format = env;
+        else if (env2 && *env2)
+            o->long_format = env2;
+    }
     if (o->start && !o->states.n && !o->all_states)
         strlist_split(&o->states, "PENDING");   /* --start means -t PENDING, as in Slurm */
     /* a -O naming an unknown field fails before the controller is asked */
