@@ -256,24 +256,38 @@ static int parse_words(struct mgr *m, int argc, char **argv)
     return 0;
 }
 
+/* The first line is Slurm's; the rest says what Herd's sacctmgr does. */
+static void usage(void)
+{
+    printf("sacctmgr [<OPTION>] [<COMMAND>]\n"
+           "    <OPTION>: -n (no header), -p or -P (parsable), -s (with associations),\n"
+           "              -i, -Q, -r, -v (accepted)\n"
+           "    <COMMAND>: list|show user|account|association [NAMES] [format=FIELDS]\n"
+           "    Associations are kept in herd-assoc.conf beside slurm.conf.\n");
+}
+
 static int parse_opts(struct mgr *m, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "noheader", no_argument, NULL, 'n' }, { "parsable", no_argument, NULL, 'p' },
         { "parsable2", no_argument, NULL, 'P' }, { "associations", no_argument, NULL, 's' },
         { "immediate", no_argument, NULL, 'i' }, { "quiet", no_argument, NULL, 'Q' },
-        { "readonly", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
+        { "readonly", no_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' },
+        { "usage", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "+npPsiQrv", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+hnpPsiQrv", opts, NULL)) != -1) {
         switch (c) {
         case 'n': m->noheader = true; break;
         case 'p': m->parsable = 1; break;
         case 'P': m->parsable = 2; break;
         case 's': m->with_assoc = true; break;
         case 'i': case 'Q': case 'r': case 'v': break;
-        default: return -1;
+        case 'h': usage(); exit(0);
+        default:
+            fprintf(stderr, "Try \"sacctmgr --help\" for more information\n");
+            return -1;
         }
     }
     return parse_words(m, argc - optind, argv + optind);
@@ -281,11 +295,13 @@ static int parse_opts(struct mgr *m, int argc, char **argv)
 
 int cmd_sacctmgr(int argc, char **argv)
 {
-    struct mgr m = { .cluster = client_conf(PROG)->cluster_name };
+    struct mgr m = { 0 };
     json_t *answer = NULL;
     char err[256];
     int rc = 1;
+    /* --help answers without a slurm.conf */
     if (parse_opts(&m, argc, argv) == 0) {
+        m.cluster = client_conf(PROG)->cluster_name;
         if (!m.ncols)
             default_cols(&m);
         int status = client_call(PROG, "GET", PATH_SHARES, NULL, &answer, err, sizeof err);

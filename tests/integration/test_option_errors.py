@@ -64,3 +64,31 @@ def test_srun_salloc_fatal_option_errors(cluster, workdir, prog, args, err):
                      cwd=workdir, check=False)
     assert (cp.returncode, cp.stdout, cp.stderr) == (255, "", err.format(prog=prog))
     assert set(jobs(cluster)) <= set(before)
+
+
+@pytest.mark.parametrize("prog,hint", [
+    ("squeue", True), ("sinfo", True), ("scancel", True), ("sacctmgr", True), ("sacct", False),
+])
+def test_query_commands_bad_option(cluster, prog, hint):
+    """Exit 1; every one but sacct adds the hint."""
+    cp = cluster.run([prog, "--bogus-option"], check=False)
+    want = f"{prog}: unrecognized option '--bogus-option'\n" + (TRY.format(prog=prog) if hint else "")
+    assert (cp.returncode, cp.stdout, cp.stderr) == (1, "", want)
+
+
+def test_sacctmgr_help_needs_no_cluster():
+    import helpers
+    env = helpers.base_env()
+    env.pop("SLURM_CONF", None)
+    env["SLURM_CONF"] = "/nonexistent/slurm.conf"
+    cp = helpers.run(["sacctmgr", "--help"], env=env)
+    assert cp.stdout.startswith("sacctmgr [<OPTION>] [<COMMAND>]\n")
+
+
+def test_squeue_bad_state_lists_states_as_slurm(cluster):
+    cp = cluster.run(["squeue", "-t", "BOGUS"], check=False)
+    assert cp.returncode == 1
+    lines = cp.stderr.split("\n")
+    assert lines[0] == "squeue: error: Invalid job state specified: BOGUS"
+    assert lines[1].startswith("squeue: error: Valid job states include: PENDING,RUNNING,")
+    assert lines[1].endswith(",STAGE_OUT,STOPPED") and lines[2:] == ["", ""]

@@ -84,7 +84,8 @@ static int squeue_add_states(struct squeue_opts *o, const char *csv)
             o->all_states = true;
         } else if (!name) {
             cmd_error(PROG, "Invalid job state specified: %s", l.items[i]);
-            cmd_error(PROG, "Valid job states include: %s", jobstate_all_names());
+            /* Slurm's message ends in an empty line */
+            cmd_error(PROG, "Valid job states include: %s\n", jobstate_all_names());
             rc = -1;
         } else {
             strlist_split(&o->states, name);
