@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "client/begintime.h"
+#include "client/mailtype.h"
 #include "client/sbatch_opts.h"
 #include "common/rawstr.h"
 #include "common/rlimits.h"
@@ -333,6 +334,14 @@ static int set_export(struct sbatch_opts *o, const struct opt_def *d, const char
     return set_str(o, d, arg, err, errlen);
 }
 
+static int set_mail_type(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                         char *err, size_t errlen)
+{
+    if (!mailtype_valid(arg))
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
+    return set_str(o, d, arg, err, errlen);
+}
+
 /* --begin and --deadline: Slurm's time forms, made absolute now. */
 static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                     char *err, size_t errlen)
@@ -395,7 +404,7 @@ static const struct opt_def opt_table[] = {
     { "constraint", required_argument, 'C', set_str, F(constraint), 0 },
     { "signal", required_argument, 0, set_str, F(signal), 0 },
     { "open-mode", required_argument, 0, set_open_mode, 0, 0 },
-    { "mail-type", required_argument, 0, set_str, F(mail_type), 0 },
+    { "mail-type", required_argument, 0, set_mail_type, F(mail_type), 0 },
     { "mail-user", required_argument, 0, set_str, F(mail_user), 0 },
     { "nice", optional_argument, 0, set_nice, F(nice), 100 },
     { "dependency", required_argument, 'd', set_str, F(dependency), 0 },
@@ -433,7 +442,8 @@ void sbatch_opts_free(struct sbatch_opts *o)
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct opt_def *d = &opt_table[i];
 
-        if (d->set == set_str || d->set == set_export || d->set == set_nice)
+        if (d->set == set_str || d->set == set_export || d->set == set_nice ||
+            d->set == set_mail_type)
             xfree(*FIELD(o, d, char *));
     }
     xfree(o->open_mode);

@@ -35,6 +35,7 @@ def test_sbatch_getopt_errors(cluster, workdir, args, first):
     (["--mem=lots"], "sbatch: error: Invalid --mem specification", 255),
     (["--open-mode=sideways"], "sbatch: error: Invalid --open-mode specification", 255),
     (["--begin=yesterdayish"], "sbatch: error: Invalid --begin specification", 255),
+    (["--mail-type=SOMETIMES"], "sbatch: error: Invalid --mail-type specification", 255),
     (["-n", "0x"], 'sbatch: error: Invalid numeric value "0x" for --ntasks.', 1),
 ])
 def test_sbatch_bad_values(cluster, workdir, args, err, rc):

@@ -161,7 +161,6 @@ static void test_string_options(void **state)
         { "--comment", offsetof(struct sbatch_opts, comment) },
         { "-C", offsetof(struct sbatch_opts, constraint) },
         { "--signal", offsetof(struct sbatch_opts, signal) },
-        { "--mail-type", offsetof(struct sbatch_opts, mail_type) },
         { "--mail-user", offsetof(struct sbatch_opts, mail_user) },
         { "--export", offsetof(struct sbatch_opts, export_env) },
         { "--wrap", offsetof(struct sbatch_opts, wrap) },
@@ -173,6 +172,22 @@ static void test_string_options(void **state)
 
         ONE(&o, t[i].opt, "value-x");
         assert_string_equal(*(char **)((char *)&o + t[i].off), "value-x");
+        sbatch_opts_free(&o);
+    }
+}
+
+/* Slurm takes a list in which one word at least is a mail type. */
+static void test_mail_type(void **state)
+{
+    static const char *const ok[] = { "END", "end,FAIL", "NONE", "BEGIN,bogus",
+                                      "TIME_LIMIT_90,ARRAY_TASKS" };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct sbatch_opts o;
+
+        ONE(&o, "--mail-type", ok[i]);
+        assert_string_equal(o.mail_type, ok[i]);
         sbatch_opts_free(&o);
     }
 }
@@ -325,6 +340,8 @@ static void test_bad_cli(void **state)
     FATAL("sbatch: error: Invalid --kill-on-invalid-dep specification",
           "--kill-on-invalid-dep=maybe");
     FATAL("sbatch: error: Invalid --begin specification", "--begin=soon");
+    FATAL("sbatch: error: Invalid --mail-type specification", "--mail-type=SOMETIMES");
+    FATAL("sbatch: error: Invalid --mail-type specification", "--mail-type=");
     BAD("sbatch: error: Invalid --export specification", "--export=");
 }
 
@@ -524,6 +541,7 @@ int main(void)
         cmocka_unit_test(test_script_index),
         cmocka_unit_test(test_string_options),
         cmocka_unit_test(test_numeric_and_flags),
+        cmocka_unit_test(test_mail_type),
         cmocka_unit_test(test_time_formats),
         cmocka_unit_test(test_gres_and_gpus),
         cmocka_unit_test(test_memory),
