@@ -269,7 +269,11 @@ def cleanup_jobs(side):
     for i in range(0, len(ids), 50):
         run_cmd(side, "scancel " + " ".join(ids[i:i + 50]), 15)
     # the jobs whose ids went to a file: the cases name them sda..sdz
-    run_cmd(side, "scancel -n " + ",".join("sd" + c for c in "abcdefghijklmnopqrstuvwxyz"), 15)
+    out, _, _ = run_cmd(side, "squeue -h -o '%i %j'", 15)
+    named = [l.split()[0] for l in out.splitlines()
+             if re.fullmatch(r"\S+ sd[a-z]", l.strip())]
+    if named:
+        run_cmd(side, "scancel " + " ".join(named), 15)
 
 
 # ---------------------------------------------------------------- clusters
