@@ -15,6 +15,7 @@
 #include "client/client.h"
 #include "client/cmdutil.h"
 #include "client/sbatch_opts.h"
+#include "common/conf.h"
 
 /* sbatch's parser speaks as sbatch; srun and salloc say it as themselves. */
 static void print_as(const char *prog, const char *err)
@@ -162,8 +163,40 @@ static void setenv_int(const char *k, int64_t v)
     setenv(k, buf, 1);
 }
 
-void alloc_setenv(const json_t *job)
+/* Slurm's per-node count: "4", or "4(x2)" when every node has the same;
+ * nothing when the nodes differ (the job does not say how). */
+static void setenv_per_node(const char *key, int64_t total, int64_t nodes)
 {
+    char v[48];
+    if (nodes <= 1)
+        snprintf(v, sizeof v, "%lld", (long long)total);
+    else if (total % nodes == 0)
+        snprintf(v, sizeof v, "%lld(x%lld)", (long long)(total / nodes), (long long)nodes);
+    else
+        return;
+    setenv(key, v, 1);
+}
+
+/* What else Slurm's salloc exports, and srun's tasks then see: where and on
+ * which cluster the allocation was asked for, and its per-node counts. */
+static void setenv_origin(const char *prog, const json_t *job)
+{
+    char cwd[4096], host[256] = "";
+    if (getcwd(cwd, sizeof cwd))
+        setenv("SLURM_SUBMIT_DIR", cwd, 1);
+    if (gethostname(host, sizeof host - 1) == 0 && host[0])
+        setenv("SLURM_SUBMIT_HOST", host, 1);
+    setenv("SLURM_CLUSTER_NAME", client_conf(prog)->cluster_name, 1);
+    int64_t nodes = jget_int(job, "num_nodes", 1), cpus = jget_int(job, "num_cpus", 0);
+    int64_t ntasks = jget_int(job, "ntasks", 0), per = jget_int(job, "ntasks_per_node", 0);
+    if (cpus > 0)
+        setenv_per_node("SLURM_JOB_CPUS_PER_NODE", cpus, nodes);
+    setenv_per_node("SLURM_TASKS_PER_NODE", ntasks ? ntasks : (per ? per : 1) * nodes, nodes);
+}
+
+void alloc_setenv(const char *prog, const json_t *job)
+{
+    setenv_origin(prog, job);
     char id[32];
     snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
     setenv("SLURM_JOB_ID", id, 1);

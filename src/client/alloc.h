@@ -23,7 +23,7 @@ int alloc_wait(const char *prog, int64_t id, json_t **job);
 
 /* SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_JOB_NUM_NODES, SLURM_NTASKS ...
  * of the allocation, for what runs inside it. */
-void alloc_setenv(const json_t *job);
+void alloc_setenv(const char *prog, const json_t *job);
 
 /* Ends the allocation with the exit code of what ran in it. */
 void alloc_release(const char *prog, int64_t id, int rc);

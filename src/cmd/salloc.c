@@ -52,7 +52,7 @@ int cmd_salloc(int argc, char **argv)
         int64_t id = alloc_create(PROG, o.alloc_argc, o.alloc_argv, base ? base + 1 : cmd[0]);
         json_t *job = NULL;
         if (id && alloc_wait(PROG, id, &job) == 0) {
-            alloc_setenv(job);
+            alloc_setenv(PROG, job);
             json_decref(job);
             rc = run_command(cmd);
             alloc_release(PROG, id, rc);

@@ -569,7 +569,7 @@ static int step_in_new_allocation(struct srun_opts *o)
         return 1;
     if (alloc_wait(PROG, id, &job) < 0)
         return 1;
-    alloc_setenv(job);
+    alloc_setenv(PROG, job);
     json_decref(job);
     char jobid[32];
     snprintf(jobid, sizeof jobid, "%lld", (long long)id);
