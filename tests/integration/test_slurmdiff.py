@@ -105,3 +105,13 @@ def test_render_keeps_stderr_and_exit_code_apart():
     assert slurmdiff.render(s, "out\n", "sbatch: error: x\n", 1) == \
         "out\n[stderr]\nsbatch: error: x\n\n[exit 1]"
     assert slurmdiff.render(s, "", "", 0) == "\n[exit 0]"
+
+
+def test_render_drops_what_only_a_wait_says():
+    s = side()
+    err = ("salloc: Pending job allocation 12\nsalloc: job 12 queued and waiting for resources\n"
+           "salloc: job 12 has been allocated resources\nsalloc: Granted job allocation 12\n")
+    assert slurmdiff.render(s, "", err, 0) == \
+        "[stderr]\nsalloc: Granted job allocation <JOBID>\n\n[exit 0]"
+    assert slurmdiff.render(s, "x\n", "srun: job 3 queued and waiting for resources\n", 0) == \
+        "x\n\n[exit 0]"

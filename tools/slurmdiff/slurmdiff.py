@@ -215,7 +215,15 @@ def run_cmd(side, cmd, timeout=CASE_TIMEOUT, cwd=None):
     return (out.decode(errors="replace"), err.decode(errors="replace"), rc)
 
 
+# What srun and salloc say only when the job had to wait: a matter of
+# timing on a shared slurm-ref, not of behaviour.
+QUEUED_RE = re.compile(r"^(srun|salloc): (job \d+ queued and waiting for resources|"
+                       r"job \d+ has been allocated resources|Pending job allocation \d+)\n",
+                       re.M)
+
+
 def render(side, out, err, rc, lead=True):
+    err = QUEUED_RE.sub("", err)
     text = out
     if err:
         text += ("" if not out or out.endswith("\n") else "\n") + "[stderr]\n" + err
