@@ -101,3 +101,12 @@ def test_scontrol_show_reservation_says_there_are_none():
     assert cp.stdout == "No reservations in the system\n"
     cp = helpers.run(["scontrol", "show", "res", "maint"], check=False)
     assert (cp.returncode, cp.stdout) == (1, "Reservation maint not found\n")
+
+
+def test_scontrol_update_job_refusals_in_slurms_words(cluster, workdir):
+    j = cluster.sbatch(["--hold"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+    cp = cluster.run(["scontrol", "update", f"JobId={j}", "NoSuchKey=1"], check=False)
+    assert (cp.returncode, cp.stderr) == \
+        (1, "Update of this parameter is not supported: NoSuchKey=1\nRequest aborted\n")
+    cp = cluster.run(["scontrol", "update", f"JobId={j}", "TimeLimit=abc"], check=False)
+    assert (cp.returncode, cp.stderr) == (1, "scontrol: error: Invalid TimeLimit value\n")
