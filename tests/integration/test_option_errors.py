@@ -110,3 +110,13 @@ def test_scontrol_update_job_refusals_in_slurms_words(cluster, workdir):
         (1, "Update of this parameter is not supported: NoSuchKey=1\nRequest aborted\n")
     cp = cluster.run(["scontrol", "update", f"JobId={j}", "TimeLimit=abc"], check=False)
     assert (cp.returncode, cp.stderr) == (1, "scontrol: error: Invalid TimeLimit value\n")
+
+
+def test_sinfo_bad_state_lists_slurms_states_word_for_word():
+    import helpers
+    cp = helpers.run(["sinfo", "-t", "bogus"], check=False)
+    assert (cp.returncode, cp.stderr) == (1, (
+        'sinfo: error: Bad state string: "bogus"\n'
+        "sinfo: error: valid states: unknown,down,idle,allocated,?,mixed,future,drain,drained,"
+        "draining,no_respond,reserved,perfctrs,cloud,completing,powering_down,powered_down,"
+        "power_down,powering_up,fail,maint,reboot,reboot^,unknown\n"))
