@@ -26,3 +26,11 @@ def test_srun_tasks_see_the_allocation(cluster, workdir):
     assert env["SLURM_CLUSTER_NAME"] == "herd"
     assert env["SLURM_JOB_CPUS_PER_NODE"] == "3(x2)"
     assert env["SLURM_TASKS_PER_NODE"] == "1(x2)"
+
+
+def test_srun_chdir_relative_to_where_srun_runs(cluster, workdir):
+    import os
+    os.mkdir(os.path.join(workdir, "sub"))
+    os.chmod(os.path.join(workdir, "sub"), 0o777)
+    cp = cluster.run(["srun", "-D", "sub", "pwd"], cwd=workdir)
+    assert (cp.stdout, cp.stderr) == (os.path.join(workdir, "sub") + "\n", "")

@@ -512,9 +512,14 @@ static void srun_free(struct srun *s)
 
 static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout)
 {
-    char cwd[4096];
-    if (!o->chdir && !getcwd(cwd, sizeof cwd))
+    char cwd[4096], dir[8192];
+    if (!getcwd(cwd, sizeof cwd))
         snprintf(cwd, sizeof cwd, "/tmp");
+    /* -D is relative to where srun runs, as in Slurm, not to the node's */
+    if (o->chdir && o->chdir[0] != '/')
+        snprintf(dir, sizeof dir, "%s/%s", cwd, o->chdir);
+    else
+        snprintf(dir, sizeof dir, "%s", o->chdir ? o->chdir : cwd);
     struct srun s = { .o = o, .munge_socket = client_conf(PROG)->munge_socket };
     s.job_id = strtoll(jobid, NULL, 10);
     s.step_id = (int)jget_int(layout, "step_id", 0);
@@ -524,7 +529,7 @@ static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout
     s.base = event_base_new();
     nodes_from(&s, layout);
     if (srun_files_open(&s) == 0)
-        run_loop(&s, o->chdir ? o->chdir : cwd);
+        run_loop(&s, dir);
     else
         s.failed = true;
     int rc = s.rc ? s.rc : s.failed || !srun_all_reported(&s) ? 1 : 0;
