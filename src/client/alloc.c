@@ -191,6 +191,9 @@ static void setenv_origin(const char *prog, const json_t *job)
     int64_t ntasks = jget_int(job, "ntasks", 0), per = jget_int(job, "ntasks_per_node", 0);
     if (cpus > 0)
         setenv_per_node("SLURM_JOB_CPUS_PER_NODE", cpus, nodes);
+    /* a step's task sees its node's CPUs (salloc's command runs on no node) */
+    if (cpus > 0 && cpus % nodes == 0 && strcmp(prog, "srun") == 0)
+        setenv_per_node("SLURM_CPUS_ON_NODE", cpus / nodes, 1);
     setenv_per_node("SLURM_TASKS_PER_NODE", ntasks ? ntasks : (per ? per : 1) * nodes, nodes);
 }
 

@@ -18,6 +18,7 @@ def test_salloc_exports_origin_and_counts(cluster, workdir):
     assert env["SLURM_CLUSTER_NAME"] == "herd"
     assert env["SLURM_JOB_CPUS_PER_NODE"] == "2"
     assert env["SLURM_TASKS_PER_NODE"] == "2"
+    assert "SLURM_CPUS_ON_NODE" not in env, "salloc's command runs on no node"
 
 
 def test_srun_tasks_see_the_allocation(cluster, workdir):
@@ -26,6 +27,7 @@ def test_srun_tasks_see_the_allocation(cluster, workdir):
     assert env["SLURM_CLUSTER_NAME"] == "herd"
     assert env["SLURM_JOB_CPUS_PER_NODE"] == "3(x2)"
     assert env["SLURM_TASKS_PER_NODE"] == "1(x2)"
+    assert env["SLURM_CPUS_ON_NODE"] == "3"
 
 
 def test_srun_chdir_relative_to_where_srun_runs(cluster, workdir):
