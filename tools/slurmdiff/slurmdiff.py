@@ -334,7 +334,19 @@ def herd_start(bindir, work):
                             timeout=120, env=clean_env())
         if cp.returncode != 0:
             raise RuntimeError(f"herd up (2) failed:\n{cp.stdout}{cp.stderr}")
+    pad_job_ids(bindir, conf)
     return d, conf
+
+
+def pad_job_ids(bindir, conf):
+    """A fresh Herd cluster numbers its jobs from 1: ids that look like the
+    counts in the outputs (nodes, CPUs). Slurm-ref's are in the hundreds;
+    so are Herd's after this."""
+    env = clean_env()
+    env.update(PATH=bindir + ":/usr/bin:/bin", SLURM_CONF=conf)
+    subprocess.run(["/bin/bash", "-c", "for i in $(seq 100); do sbatch -Q --hold -J sdpad "
+                    "--wrap true; done; scancel -n sdpad"], env=env, capture_output=True,
+                   timeout=300, cwd="/tmp")
 
 
 def herd_side(bindir, work, conf, cdir):
