@@ -109,6 +109,14 @@ static json_t *wait_once(const char *prog, int64_t id)
 
 static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc);
 
+/* -Q: the waits, grants and releases go unsaid; errors are still said. */
+static bool quiet;
+
+void alloc_quiet(bool q)
+{
+    quiet = q;
+}
+
 int alloc_wait(const char *prog, int64_t id, json_t **out)
 {
     bool salloc = strcmp(prog, "salloc") == 0;
@@ -132,9 +140,9 @@ static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc)
         json_t *job = wait_once(prog, id);
         const char *st = job ? jget_str(job, "state", "") : "";
         if (job && strcmp(st, "PENDING") == 0) {
-            if (!said && salloc)
+            if (!said && salloc && !quiet)
                 fprintf(stderr, "%s: Pending job allocation %lld\n", prog, (long long)id);
-            if (!said)
+            if (!said && !quiet)
                 fprintf(stderr, "%s: job %lld queued and waiting for resources\n", prog,
                         (long long)id);
             said = true;
@@ -142,9 +150,9 @@ static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc)
             continue;
         }
         if (job && strcmp(st, "RUNNING") == 0) {
-            if (said)
+            if (said && !quiet)
                 fprintf(stderr, "%s: job %lld has been allocated resources\n", prog, (long long)id);
-            if (salloc)
+            if (salloc && !quiet)
                 fprintf(stderr, "%s: Granted job allocation %lld\n", prog, (long long)id);
             *out = job;
             return 0;
@@ -226,7 +234,7 @@ void alloc_release(const char *prog, int64_t id, int rc)
     char path[96], err[256];
     json_t *body = json_pack("{s:i}", "exit_code", rc > 255 ? 255 : rc < 0 ? 1 : rc), *answer = NULL;
     snprintf(path, sizeof path, PATH_JOB_COMPLETE("%lld"), (long long)id);
-    if (strcmp(prog, "salloc") == 0)
+    if (strcmp(prog, "salloc") == 0 && !quiet)
         fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", (long long)id);
     int status = client_call(prog, "POST", path, body, &answer, err, sizeof err);
     if (status != 200 && status != 400)   /* 400: it ended already (cancelled, timed out) */

@@ -36,3 +36,14 @@ def test_srun_chdir_relative_to_where_srun_runs(cluster, workdir):
     os.chmod(os.path.join(workdir, "sub"), 0o777)
     cp = cluster.run(["srun", "-D", "sub", "pwd"], cwd=workdir)
     assert (cp.stdout, cp.stderr) == (os.path.join(workdir, "sub") + "\n", "")
+
+
+def test_salloc_quiet_and_missing_command(cluster, workdir):
+    cp = cluster.run(["salloc", "-Q", "true"], cwd=workdir)
+    assert cp.stderr == ""
+    cp = cluster.run(["salloc", "/nonexistent/prog"], cwd=workdir, check=False)
+    assert cp.returncode == 1
+    lines = cp.stderr.splitlines()
+    assert lines[0].startswith("salloc: Granted job allocation ")
+    assert lines[1] == 'salloc: error: _fork_command: Unable to find command "/nonexistent/prog"'
+    assert lines[2].startswith("salloc: Relinquishing job allocation ")

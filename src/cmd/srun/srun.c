@@ -567,6 +567,7 @@ static void gpus_for_tasks(struct srun_opts *o)
 static int step_in_new_allocation(struct srun_opts *o)
 {
     gpus_for_tasks(o);
+    alloc_quiet(o->quiet);
     const char *base = strrchr(o->argv[0], '/');
     int64_t id = alloc_create(PROG, o->alloc_argc, o->alloc_argv, base ? base + 1 : o->argv[0]);
     json_t *job = NULL;
