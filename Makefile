@@ -37,7 +37,7 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links
+.PHONY: all clean test unit integration demo deps bench links slurmdiff
 all: $(BINS) links
 
 links: $(B)/bin/herd
@@ -123,6 +123,16 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	@bench/run
+
+# Herd against real Slurm (slurm-ref), case by case: see docs/slurmdiff.md.
+# Not part of `make test`: it needs slurm-ref on this machine and says so.
+slurmdiff:
+	@if ! timeout 15 /usr/bin/sinfo -h -o %P >/dev/null 2>&1; then \
+	  echo "make slurmdiff: slurm-ref (real Slurm, /usr/bin/sinfo) does not answer here;" \
+	       "start it with /work/shared/slurm-ref/up.sh. Nothing compared." >&2; exit 2; fi
+	$(MAKE) SAN=1 all
+	/usr/bin/python3 tools/slurmdiff/slurmdiff.py --herd-bin build/asan/bin \
+	  --record bench/results/slurmdiff-last.txt $(SLURMDIFF_ARGS)
 
 clean:
 	rm -rf build

@@ -15,6 +15,7 @@
 #include "client/client.h"
 #include "client/cmdutil.h"
 #include "client/sbatch_opts.h"
+#include "common/conf.h"
 
 /* sbatch's parser speaks as sbatch; srun and salloc say it, line by line,
  * as themselves. */
@@ -34,10 +35,13 @@ static json_t *alloc_spec(const char *prog, int argc, char **argv, const char *n
     char err[1024], cwd[4096], host[256] = "";
     int idx;
     sbatch_opts_init(&o);
-    if (sbatch_opts_parse_argv(&o, argc, argv, &idx, err, sizeof err) < 0 ||
-        sbatch_opts_finish(&o, err, sizeof err) < 0) {
+    int rc = sbatch_opts_parse_argv(&o, argc, argv, &idx, err, sizeof err);
+    if (rc < 0 || sbatch_opts_finish(&o, err, sizeof err) < 0) {
         print_as(prog, err);
         sbatch_opts_free(&o);
+        /* Slurm's srun and salloc end here on their fatal path, with 255 */
+        if (rc == SBATCH_OPT_FATAL)
+            exit(255);
         return NULL;
     }
     if (!getcwd(cwd, sizeof cwd))
@@ -110,6 +114,14 @@ static json_t *wait_once(const char *prog, int64_t id)
 
 static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc);
 
+/* -Q: the waits, grants and releases go unsaid; errors are still said. */
+static bool quiet;
+
+void alloc_quiet(bool q)
+{
+    quiet = q;
+}
+
 int alloc_wait(const char *prog, int64_t id, json_t **out)
 {
     bool salloc = strcmp(prog, "salloc") == 0;
@@ -133,9 +145,9 @@ static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc)
         json_t *job = wait_once(prog, id);
         const char *st = job ? jget_str(job, "state", "") : "";
         if (job && strcmp(st, "PENDING") == 0) {
-            if (!said && salloc)
+            if (!said && salloc && !quiet)
                 fprintf(stderr, "%s: Pending job allocation %lld\n", prog, (long long)id);
-            if (!said)
+            if (!said && !quiet)
                 fprintf(stderr, "%s: job %lld queued and waiting for resources\n", prog,
                         (long long)id);
             said = true;
@@ -143,9 +155,9 @@ static int wait_loop(const char *prog, int64_t id, json_t **out, bool salloc)
             continue;
         }
         if (job && strcmp(st, "RUNNING") == 0) {
-            if (said)
+            if (said && !quiet)
                 fprintf(stderr, "%s: job %lld has been allocated resources\n", prog, (long long)id);
-            if (salloc)
+            if (salloc && !quiet)
                 fprintf(stderr, "%s: Granted job allocation %lld\n", prog, (long long)id);
             *out = job;
             return 0;
@@ -195,8 +207,43 @@ static void alloc_setenv_gpus(const json_t *job)
         setenv_int("SLURM_MEM_PER_GPU", jget_int(job, "mem_per_gpu_mb", 0));
 }
 
-void alloc_setenv(const json_t *job)
+/* Slurm's per-node count: "4", or "4(x2)" when every node has the same;
+ * nothing when the nodes differ (the job does not say how). */
+static void setenv_per_node(const char *key, int64_t total, int64_t nodes)
 {
+    char v[48];
+    if (nodes <= 1)
+        snprintf(v, sizeof v, "%lld", (long long)total);
+    else if (total % nodes == 0)
+        snprintf(v, sizeof v, "%lld(x%lld)", (long long)(total / nodes), (long long)nodes);
+    else
+        return;
+    setenv(key, v, 1);
+}
+
+/* What else Slurm's salloc exports, and srun's tasks then see: where and on
+ * which cluster the allocation was asked for, and its per-node counts. */
+static void setenv_origin(const char *prog, const json_t *job)
+{
+    char cwd[4096], host[256] = "";
+    if (getcwd(cwd, sizeof cwd))
+        setenv("SLURM_SUBMIT_DIR", cwd, 1);
+    if (gethostname(host, sizeof host - 1) == 0 && host[0])
+        setenv("SLURM_SUBMIT_HOST", host, 1);
+    setenv("SLURM_CLUSTER_NAME", client_conf(prog)->cluster_name, 1);
+    int64_t nodes = jget_int(job, "num_nodes", 1), cpus = jget_int(job, "num_cpus", 0);
+    int64_t ntasks = jget_int(job, "ntasks", 0), per = jget_int(job, "ntasks_per_node", 0);
+    if (cpus > 0)
+        setenv_per_node("SLURM_JOB_CPUS_PER_NODE", cpus, nodes);
+    /* a step's task sees its node's CPUs (salloc's command runs on no node) */
+    if (cpus > 0 && cpus % nodes == 0 && strcmp(prog, "srun") == 0)
+        setenv_per_node("SLURM_CPUS_ON_NODE", cpus / nodes, 1);
+    setenv_per_node("SLURM_TASKS_PER_NODE", ntasks ? ntasks : (per ? per : 1) * nodes, nodes);
+}
+
+void alloc_setenv(const char *prog, const json_t *job)
+{
+    setenv_origin(prog, job);
     char id[32];
     snprintf(id, sizeof id, "%lld", (long long)jget_int(job, "job_id", 0));
     setenv("SLURM_JOB_ID", id, 1);
@@ -224,7 +271,7 @@ void alloc_release(const char *prog, int64_t id, int rc)
     char path[96], err[256];
     json_t *body = json_pack("{s:i}", "exit_code", rc > 255 ? 255 : rc < 0 ? 1 : rc), *answer = NULL;
     snprintf(path, sizeof path, PATH_JOB_COMPLETE("%lld"), (long long)id);
-    if (strcmp(prog, "salloc") == 0)
+    if (strcmp(prog, "salloc") == 0 && !quiet)
         fprintf(stderr, "salloc: Relinquishing job allocation %lld\n", (long long)id);
     int status = client_call(prog, "POST", path, body, &answer, err, sizeof err);
     if (status != 200 && status != 400)   /* 400: it ended already (cancelled, timed out) */

@@ -21,9 +21,12 @@ int64_t alloc_create(const char *prog, int argc, char **argv, const char *defaul
  * waits, as srun and salloc do. */
 int alloc_wait(const char *prog, int64_t id, json_t **job);
 
+/* With true (-Q), alloc_wait and alloc_release say nothing but errors. */
+void alloc_quiet(bool quiet);
+
 /* SLURM_JOB_ID, SLURM_JOB_NODELIST, SLURM_JOB_NUM_NODES, SLURM_NTASKS ...
  * of the allocation, for what runs inside it. */
-void alloc_setenv(const json_t *job);
+void alloc_setenv(const char *prog, const json_t *job);
 
 /* Ends the allocation with the exit code of what ran in it. */
 void alloc_release(const char *prog, int64_t id, int rc);

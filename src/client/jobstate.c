@@ -69,8 +69,8 @@ bool jobstate_is_active(const char *state)
 
 const char *jobstate_all_names(void)
 {
-    return "pending,running,suspended,completed,cancelled,failed,timeout,node_fail,"
-           "preempted,boot_fail,deadline,out_of_memory,completing,configuring,resizing,"
-           "resv_del_hold,requeued,requeue_fed,requeue_hold,revoked,signaling,"
-           "special_exit,stage_out,stopped";
+    return "PENDING,RUNNING,SUSPENDED,COMPLETED,CANCELLED,FAILED,TIMEOUT,NODE_FAIL,"
+           "PREEMPTED,BOOT_FAIL,DEADLINE,OUT_OF_MEMORY,COMPLETING,CONFIGURING,RESIZING,"
+           "RESV_DEL_HOLD,REQUEUED,REQUEUE_FED,REQUEUE_HOLD,REVOKED,SIGNALING,"
+           "SPECIAL_EXIT,STAGE_OUT,STOPPED";
 }

@@ -14,6 +14,7 @@
 #include <time.h>
 
 #include "client/begintime.h"
+#include "client/mailtype.h"
 #include "client/sbatch_opts.h"
 #include "client/gpu_bind.h"
 #include "common/rawstr.h"
@@ -40,20 +41,38 @@ struct opt_def {
 #define FIELD(o, d, type) ((type *)((char *)(o) + (d)->off))
 #define LONG_BASE 0x100
 
+static void say(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+    int n = snprintf(err, errlen, "sbatch: error: ");
+
+    if (n >= 0 && (size_t)n < errlen)
+        vsnprintf(err + n, errlen - n, fmt, ap);
+}
+
 static int fail(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int fatal(char *err, size_t errlen, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
     va_list ap;
-    int n = snprintf(err, errlen, "sbatch: error: ");
 
-    if (n < 0 || (size_t)n >= errlen)
-        return -1;
     va_start(ap, fmt);
-    vsnprintf(err + n, errlen - n, fmt, ap);
+    say(err, errlen, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+/* An error Slurm's sbatch meets on its fatal path: it exits 255. */
+static int fatal(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    say(err, errlen, fmt, ap);
+    va_end(ap);
+    return SBATCH_OPT_FATAL;
 }
 
 static int parse_num(const char *s, int64_t min, int64_t *out)
@@ -110,7 +129,7 @@ static int set_yes_no(struct sbatch_opts *o, const struct opt_def *d, const char
                       char *err, size_t errlen)
 {
     if (strcasecmp(arg, "yes") != 0 && strcasecmp(arg, "no") != 0)
-        return fail(err, errlen, "Invalid --%s specification: %s", d->name, arg);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int) = strcasecmp(arg, "yes") == 0;
     return 0;
 }
@@ -144,8 +163,13 @@ static int set_nodes(struct sbatch_opts *o, const struct opt_def *d, const char 
     (void)d;
     if (dash)
         *dash = '\0';
-    if (parse_num(min, 1, &lo) < 0 || (dash && (parse_num(dash + 1, 1, &hi) < 0 || hi < lo)))
-        rc = fail(err, errlen, "Invalid node count specification");
+    if (parse_num(min, 0, &lo) < 0 || (dash && parse_num(dash + 1, 0, &hi) < 0))
+        rc = fatal(err, errlen, "\"%s\" is not a valid node count", arg);
+    else if (lo == 0)   /* Slurm's controller refuses it, after the parse */
+        rc = fail(err, errlen, "Batch job submission failed: Node count specification invalid");
+    else if (dash && hi < lo)
+        rc = fatal(err, errlen, "Maximum node count %lld is less than minimum node count %lld",
+                   (long long)hi, (long long)lo);
     else {
         o->nodes = lo;
         o->max_nodes = dash ? hi : lo;
@@ -160,7 +184,7 @@ static int set_mem(struct sbatch_opts *o, const struct opt_def *d, const char *a
     uint64_t mb;
 
     if (sizefmt_parse_mb(arg, &mb) < 0 || mb > INT64_MAX)
-        return fail(err, errlen, "Invalid --%s specification", d->name);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     o->mem_mb[d->arg] = (int64_t)mb;
     o->mem_src[d->arg] = o->src;
     return 0;
@@ -173,7 +197,7 @@ static int set_time(struct sbatch_opts *o, const struct opt_def *d, const char *
 
     (void)d;
     if (timefmt_parse_limit(arg, &min) < 0)
-        return fail(err, errlen, "Invalid --time specification");
+        return fatal(err, errlen, "Invalid --time specification");
     o->time_limit = min == 0 ? TIME_INFINITE : min;     /* Slurm: 0 is no limit */
     o->time_set = 1;
     return 0;
@@ -320,7 +344,7 @@ static int set_open_mode(struct sbatch_opts *o, const struct opt_def *d, const c
     else if (arg[0] == 't' || arg[0] == 'T')
         mode = "truncate";
     if (mode == NULL)
-        return fail(err, errlen, "Invalid --open-mode argument: %s.", arg);
+        return fatal(err, errlen, "Invalid --open-mode specification");
     free(o->open_mode);
     o->open_mode = xstrdup(mode);
     return 0;
@@ -348,6 +372,14 @@ static int set_export(struct sbatch_opts *o, const struct opt_def *d, const char
     return set_str(o, d, arg, err, errlen);
 }
 
+static int set_mail_type(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                         char *err, size_t errlen)
+{
+    if (!mailtype_valid(arg))
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
+    return set_str(o, d, arg, err, errlen);
+}
+
 /* --begin and --deadline: Slurm's time forms, made absolute now. */
 static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                     char *err, size_t errlen)
@@ -355,7 +387,7 @@ static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *
     int64_t t;
 
     if (begintime_parse(arg, client_now(), &t) < 0)
-        return fail(err, errlen, "Invalid --%s specification", d->name);
+        return fatal(err, errlen, "Invalid --%s specification", d->name);
     *FIELD(o, d, int64_t) = t;
     return 0;
 }
@@ -416,7 +448,7 @@ static const struct opt_def opt_table[] = {
     { "constraint", required_argument, 'C', set_str, F(constraint), 0 },
     { "signal", required_argument, 0, set_str, F(signal), 0 },
     { "open-mode", required_argument, 0, set_open_mode, 0, 0 },
-    { "mail-type", required_argument, 0, set_str, F(mail_type), 0 },
+    { "mail-type", required_argument, 0, set_mail_type, F(mail_type), 0 },
     { "mail-user", required_argument, 0, set_str, F(mail_user), 0 },
     { "nice", optional_argument, 0, set_nice, F(nice), 100 },
     { "dependency", required_argument, 'd', set_str, F(dependency), 0 },
@@ -456,7 +488,8 @@ void sbatch_opts_free(struct sbatch_opts *o)
     for (size_t i = 0; i < OPT_COUNT; i++) {
         const struct opt_def *d = &opt_table[i];
 
-        if (d->set == set_str || d->set == set_export || d->set == set_nice)
+        if (d->set == set_str || d->set == set_export || d->set == set_nice ||
+            d->set == set_mail_type)
             xfree(*FIELD(o, d, char *));
     }
     xfree(o->open_mode);
@@ -501,21 +534,40 @@ static void opt_build(struct option *longopts, char *shortopts)
     longopts[OPT_COUNT] = (struct option){ 0 };
 }
 
-/* getopt's complaint, in glibc's words. word: the argument being scanned. */
+/* getopt's complaint in glibc's words, and the hint, as Slurm's sbatch
+ * prints them (no "error:"), on its fatal path. */
+static int bad_word(char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static int bad_word(char *err, size_t errlen, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(err, errlen, "sbatch: ");
+
+    va_start(ap, fmt);
+    if (n >= 0 && (size_t)n < errlen)
+        n += vsnprintf(err + n, errlen - n, fmt, ap);
+    va_end(ap);
+    if (n >= 0 && (size_t)n < errlen)
+        snprintf(err + n, errlen - n, "\nTry \"sbatch --help\" for more information");
+    return SBATCH_OPT_FATAL;
+}
+
+/* word: the argument being scanned. */
 static int opt_bad(int c, const char *word, char *err, size_t errlen)
 {
     int len = (int)strcspn(word, "=");
 
     if (strncmp(word, "--", 2) != 0) {
         if (c == ':')
-            return fail(err, errlen, "option requires an argument -- '%c'", optopt);
-        return fail(err, errlen, "invalid option -- '%c'", optopt);
+            return bad_word(err, errlen, "option requires an argument -- '%c'", optopt);
+        return bad_word(err, errlen, "invalid option -- '%c'", optopt);
     }
     if (c == ':')
-        return fail(err, errlen, "option '%.*s' requires an argument", len, word);
+        return bad_word(err, errlen, "option '%.*s' requires an argument", len, word);
     if (optopt)
-        return fail(err, errlen, "option '%.*s' doesn't allow an argument", len, word);
-    return fail(err, errlen, "unrecognized option '%s'", word);
+        return bad_word(err, errlen, "option '%.*s' doesn't allow an argument", len, word);
+    return bad_word(err, errlen, "unrecognized option '%s'", word);
 }
 
 /* One getopt_long pass over argv[1..]; *stop: index of the first non-option. */
@@ -611,13 +663,15 @@ static void argv_free(char **av, int ac)
     free(av);
 }
 
-/* Appends where a directive's error came from to err. */
-static int directive_fail(char *err, size_t errlen, int lineno)
+/* Adds where a directive's error came from to err's first line; returns rc. */
+static int directive_fail(char *err, size_t errlen, int lineno, int rc)
 {
-    size_t n = strlen(err);
+    size_t n = strcspn(err, "\n");
+    char *rest = xstrdup(err + n);
 
-    snprintf(err + n, errlen - n, " (batch script line %d)", lineno);
-    return -1;
+    snprintf(err + n, errlen - n, " (batch script line %d)%s", lineno, rest);
+    free(rest);
+    return rc;
 }
 
 static int directive_line(struct sbatch_opts *o, const char *rest, int lineno,
@@ -629,13 +683,13 @@ static int directive_line(struct sbatch_opts *o, const char *rest, int lineno,
     if (directive_split(rest, &av, &ac) < 0) {
         argv_free(av, ac);
         fail(err, errlen, "Unmatched quote in #SBATCH directive");
-        return directive_fail(err, errlen, lineno);
+        return directive_fail(err, errlen, lineno, -1);
     }
     rc = opt_parse(o, ac, av, &stop, err, errlen);
     if (rc == 0 && stop < ac)
         rc = fail(err, errlen, "Invalid directive found in batch script: %s", av[stop]);
     argv_free(av, ac);
-    return rc < 0 ? directive_fail(err, errlen, lineno) : 0;
+    return rc < 0 ? directive_fail(err, errlen, lineno, rc) : 0;
 }
 
 /* A line that ends the directives: anything but blanks and comments. */

@@ -17,6 +17,9 @@
 #include <stdint.h>
 
 #define SBATCH_UNSET (-1)
+/* What the parsers return for an error Slurm's sbatch exits 255 on (a bad
+ * option word, time, node count, memory size...); other errors: -1, exit 1. */
+#define SBATCH_OPT_FATAL (-2)
 
 /* Where an option came from: a later source overrides an earlier one. */
 enum sbatch_src {
@@ -79,12 +82,14 @@ void sbatch_opts_init(struct sbatch_opts *o);
 void sbatch_opts_free(struct sbatch_opts *o);   /* NULL is a no-op */
 
 /* Parses argv[1..] up to the first non-option (the script) under o->src.
- * *script_idx: index of that argument (argc when none). 0 or -1 with err. */
+ * *script_idx: index of that argument (argc when none). 0, or -1 or
+ * SBATCH_OPT_FATAL with err. */
 int sbatch_opts_parse_argv(struct sbatch_opts *o, int argc, char **argv,
                            int *script_idx, char *err, size_t errlen);
 
 /* Parses the #SBATCH directives of a script (see sbatch_opts.c for the
- * rules) under SBATCH_SRC_SCRIPT. 0 or -1 with err naming the line. */
+ * rules) under SBATCH_SRC_SCRIPT. 0, or -1 or SBATCH_OPT_FATAL with err
+ * naming the line. */
 int sbatch_opts_parse_script(struct sbatch_opts *o, const char *script,
                              char *err, size_t errlen);
 

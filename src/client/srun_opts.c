@@ -91,6 +91,27 @@ static int count_arg(const char *opt, const char *v, int *out)
     return 0;
 }
 
+/* "N" or "N-M". */
+static bool count_form(const char *v)
+{
+    size_t n = strspn(v, "0123456789");
+    if (n == 0 || v[n] == '\0')
+        return n > 0;
+    const char *max = v + n + 1;
+    size_t k = strspn(max, "0123456789");
+    return v[n] == '-' && k > 0 && max[k] == '\0';
+}
+
+/* -N; Slurm meets a malformed count on its fatal path. */
+static int nodes_arg(const char *v, int *out)
+{
+    if (!count_form(v)) {
+        fprintf(stderr, "%s: error: \"%s\" is not a valid node count\n", prog_name, v);
+        return SRUN_PARSE_FATAL;
+    }
+    return count_arg("--nodes", v, out);
+}
+
 /* "--gpus-per-task=2", "=a100:2", or "=a100" (one, as sbatch takes it; a
  * type no node has is refused by the controller); 0 is none, as Slurm. */
 static int gpus_arg(const char *v, int *out)
@@ -165,7 +186,7 @@ static int srun_opt(int c, struct srun_opts *o)
 {
     switch (c) {
     case 'n': return count_arg("--ntasks", optarg, &o->ntasks);
-    case 'N': return count_arg("--nodes", optarg, &o->nodes);
+    case 'N': return nodes_arg(optarg, &o->nodes);
     case OPT_NTPN: return count_arg("--ntasks-per-node", optarg, &o->ntasks_per_node);
     case 'c': return count_arg("--cpus-per-task", optarg, &o->cpus_per_task);
     case OPT_GPT: return gpus_arg(optarg, &o->gpus_per_task);
@@ -273,8 +294,14 @@ int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o)
         return -1;
     while ((c = getopt_long(argc, argv, "+n:N:c:w:J:D:luK::Qvt:p:A:q:m:o:e:i:G:x:C:Hd:",
                             srun_options, &li)) != -1) {
-        if (srun_opt(c, o) < 0)
-            return -1;
+        /* getopt has said what is wrong, as Slurm's does; the hint names us */
+        if (c == '?' || c == ':') {
+            fprintf(stderr, "Try \"%s --help\" for more information\n", prog);
+            return SRUN_PARSE_FATAL;
+        }
+        int rc = srun_opt(c, o);
+        if (rc < 0)
+            return rc;
         keep_for_alloc(o, c, li);
         li = -1;
     }

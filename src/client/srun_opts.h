@@ -25,7 +25,9 @@ struct srun_opts {
     int error_rc;              /* the exit code a refused option asks (Slurm's 255); 0: 1 */
 };
 
-/* prog names the errors. 0 or -1. */
+/* prog names the errors. 0, -1, or SRUN_PARSE_FATAL for an error Slurm
+ * exits 255 on (a bad option word, a malformed node count). */
+#define SRUN_PARSE_FATAL (-2)
 int srun_parse(const char *prog, int argc, char **argv, struct srun_opts *o);
 void srun_opts_free(struct srun_opts *o);
 

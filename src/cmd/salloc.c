@@ -28,6 +28,11 @@ static int run_command(char **argv)
     if (pid == 0) {
         signal(SIGINT, SIG_DFL);
         execvp(argv[0], argv);
+        if (errno == ENOENT) {   /* Slurm's words, and its exit status */
+            fprintf(stderr, "salloc: error: _fork_command: Unable to find command \"%s\"\n",
+                    argv[0]);
+            _exit(1);
+        }
         fprintf(stderr, "salloc: error: %s: %s\n", argv[0], strerror(errno));
         _exit(127);
     }
@@ -42,15 +47,18 @@ static int run_command(char **argv)
 int cmd_salloc(int argc, char **argv)
 {
     struct srun_opts o = { 0 };
-    int rc = 1;
-    if (srun_parse(PROG, argc, argv, &o) == 0) {
+    int rc = 1, parsed = srun_parse(PROG, argc, argv, &o);
+    if (parsed == SRUN_PARSE_FATAL)
+        rc = 255;
+    else if (parsed == 0) {
         char *shell[] = { getenv("SHELL") ? getenv("SHELL") : "/bin/sh", NULL };
         char **cmd = o.argv[0] ? o.argv : shell;
         const char *base = strrchr(cmd[0], '/');
+        alloc_quiet(o.quiet);
         int64_t id = alloc_create(PROG, o.alloc_argc, o.alloc_argv, base ? base + 1 : cmd[0]);
         json_t *job = NULL;
         if (id && alloc_wait(PROG, id, &job) == 0) {
-            alloc_setenv(job);
+            alloc_setenv(PROG, job);
             json_decref(job);
             rc = run_command(cmd);
             alloc_release(PROG, id, rc);

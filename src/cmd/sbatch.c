@@ -116,23 +116,24 @@ static void job_free(struct sbatch_job *job)
 }
 
 /* Finds the script (first pass), then parses its directives and the
- * command line again over them, so that the command line wins. */
+ * command line again over them, so that the command line wins. 0, -1 or
+ * SBATCH_OPT_FATAL. */
 static int opts_load(struct sbatch_opts *o, struct sbatch_job *job, int argc, char **argv,
                      char *err, size_t errlen)
 {
-    int idx;
+    int idx, rc;
 
-    if (sbatch_opts_parse_argv(o, argc, argv, &idx, err, errlen) < 0)
-        return -1;
+    if ((rc = sbatch_opts_parse_argv(o, argc, argv, &idx, err, errlen)) < 0)
+        return rc;
     if (o->help)
         return 0;
     if (job_load(job, o->wrap, argc, argv, idx, err, errlen) < 0)
         return -1;
     sbatch_opts_free(o);
     sbatch_opts_init(o);
-    if (sbatch_opts_parse_script(o, job->script, err, errlen) < 0 ||
-        sbatch_opts_parse_argv(o, argc, argv, &idx, err, errlen) < 0)
-        return -1;
+    if ((rc = sbatch_opts_parse_script(o, job->script, err, errlen)) < 0 ||
+        (rc = sbatch_opts_parse_argv(o, argc, argv, &idx, err, errlen)) < 0)
+        return rc;
     return sbatch_opts_finish(o, err, errlen);
 }
 
@@ -262,12 +263,12 @@ int cmd_sbatch(int argc, char **argv)
     char err[1024];
     json_t *spec = NULL;
     json_int_t job_id = 0;
-    int rc = 1;
+    int rc = 1, load;
 
     sbatch_opts_init(&o);
-    if (opts_load(&o, &job, argc, argv, err, sizeof(err)) < 0) {
+    if ((load = opts_load(&o, &job, argc, argv, err, sizeof(err))) < 0) {
         fprintf(stderr, "%s\n", err);
-        rc = o.error_rc ? o.error_rc : 1;
+        rc = load == SBATCH_OPT_FATAL ? 255 : o.error_rc ? o.error_rc : 1;
     } else if (o.help) {
         usage();
         rc = 0;

@@ -34,13 +34,17 @@ static int parse_script(struct sbatch_opts *o, const char *script)
 
 /* One option alone on a fresh struct; the caller frees. */
 #define ONE(o, ...) do { sbatch_opts_init(o); assert_int_equal(parse_cli(o, NULL, __VA_ARGS__, NULL), 0); } while (0)
-#define BAD(msg, ...) do { \
+#define BAD_RC(rc, msg, ...) do { \
         struct sbatch_opts b_; \
         sbatch_opts_init(&b_); \
-        assert_int_equal(parse_cli(&b_, NULL, __VA_ARGS__, NULL), -1); \
+        assert_int_equal(parse_cli(&b_, NULL, __VA_ARGS__, NULL), rc); \
         assert_string_equal(err, msg); \
         sbatch_opts_free(&b_); \
     } while (0)
+#define BAD(msg, ...) BAD_RC(-1, msg, __VA_ARGS__)
+/* Errors Slurm's sbatch exits 255 on. */
+#define FATAL(msg, ...) BAD_RC(SBATCH_OPT_FATAL, msg, __VA_ARGS__)
+#define TRY "\nTry \"sbatch --help\" for more information"
 
 static void test_directives_stop_at_command(void **state)
 {
@@ -91,16 +95,17 @@ static void test_directive_errors(void **state)
     (void)state;
 
     sbatch_opts_init(&o);
-    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH -J x\n#SBATCH --bogus=1\n"), -1);
-    assert_string_equal(err, "sbatch: error: unrecognized option '--bogus=1' (batch script line 3)");
-    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --time=abc\n"), -1);
+    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH -J x\n#SBATCH --bogus=1\n"),
+                     SBATCH_OPT_FATAL);
+    assert_string_equal(err, "sbatch: unrecognized option '--bogus=1' (batch script line 3)" TRY);
+    assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --time=abc\n"), SBATCH_OPT_FATAL);
     assert_string_equal(err, "sbatch: error: Invalid --time specification (batch script line 2)");
     assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --nice 0\n"), -1);
     assert_string_equal(err, "sbatch: error: Invalid directive found in batch script: 0 (batch script line 2)");
     assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH -J \"open\n"), -1);
     assert_string_equal(err, "sbatch: error: Unmatched quote in #SBATCH directive (batch script line 2)");
-    assert_int_equal(parse_script(&o, "#!/bin/sh\n\n#SBATCH -t\n"), -1);
-    assert_string_equal(err, "sbatch: error: option requires an argument -- 't' (batch script line 3)");
+    assert_int_equal(parse_script(&o, "#!/bin/sh\n\n#SBATCH -t\n"), SBATCH_OPT_FATAL);
+    assert_string_equal(err, "sbatch: option requires an argument -- 't' (batch script line 3)" TRY);
     assert_int_equal(parse_script(&o, "#!/bin/sh\n#SBATCH --array=3-1\n"), -1);
     assert_string_equal(err, "sbatch: error: Invalid job array specification (batch script line 2)");
     sbatch_opts_free(&o);
@@ -156,7 +161,6 @@ static void test_string_options(void **state)
         { "--comment", offsetof(struct sbatch_opts, comment) },
         { "-C", offsetof(struct sbatch_opts, constraint) },
         { "--signal", offsetof(struct sbatch_opts, signal) },
-        { "--mail-type", offsetof(struct sbatch_opts, mail_type) },
         { "--mail-user", offsetof(struct sbatch_opts, mail_user) },
         { "--export", offsetof(struct sbatch_opts, export_env) },
         { "--wrap", offsetof(struct sbatch_opts, wrap) },
@@ -168,6 +172,22 @@ static void test_string_options(void **state)
 
         ONE(&o, t[i].opt, "value-x");
         assert_string_equal(*(char **)((char *)&o + t[i].off), "value-x");
+        sbatch_opts_free(&o);
+    }
+}
+
+/* Slurm takes a list in which one word at least is a mail type. */
+static void test_mail_type(void **state)
+{
+    static const char *const ok[] = { "END", "end,FAIL", "NONE", "BEGIN,bogus",
+                                      "TIME_LIMIT_90,ARRAY_TASKS" };
+    (void)state;
+
+    for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+        struct sbatch_opts o;
+
+        ONE(&o, "--mail-type", ok[i]);
+        assert_string_equal(o.mail_type, ok[i]);
         sbatch_opts_free(&o);
     }
 }
@@ -221,8 +241,8 @@ static void test_time_formats(void **state)
         assert_true(o.time_set);
         sbatch_opts_free(&o);
     }
-    BAD("sbatch: error: Invalid --time specification", "--time=abc");
-    BAD("sbatch: error: Invalid --time specification", "-t", "1:2:3:4");
+    FATAL("sbatch: error: Invalid --time specification", "--time=abc");
+    FATAL("sbatch: error: Invalid --time specification", "-t", "1:2:3:4");
 }
 
 static void test_gres_and_gpus(void **state)
@@ -363,30 +383,33 @@ static void test_memory(void **state)
     assert_int_equal(sbatch_opts_finish(&o, err, sizeof(err)), -1);
     sbatch_opts_free(&o);
 
-    BAD("sbatch: error: Invalid --mem specification", "--mem=lots");
-    BAD("sbatch: error: Invalid --mem-per-cpu specification", "--mem-per-cpu=1X");
+    FATAL("sbatch: error: Invalid --mem specification", "--mem=lots");
+    FATAL("sbatch: error: Invalid --mem-per-cpu specification", "--mem-per-cpu=1X");
 }
 
 static void test_bad_cli(void **state)
 {
     (void)state;
-    BAD("sbatch: error: unrecognized option '--bogus'", "--bogus");
-    BAD("sbatch: error: invalid option -- 'Z'", "-Z");
-    BAD("sbatch: error: option '--partition' requires an argument", "--partition");
-    BAD("sbatch: error: option requires an argument -- 'n'", "-n");
-    BAD("sbatch: error: option '--parsable' doesn't allow an argument", "--parsable=1");
+    FATAL("sbatch: unrecognized option '--bogus'" TRY, "--bogus");
+    FATAL("sbatch: invalid option -- 'Z'" TRY, "-Z");
+    FATAL("sbatch: option '--partition' requires an argument" TRY, "--partition");
+    FATAL("sbatch: option requires an argument -- 'n'" TRY, "-n");
+    FATAL("sbatch: option '--parsable' doesn't allow an argument" TRY, "--parsable=1");
     BAD("sbatch: error: Invalid numeric value \"0\" for --ntasks.", "-n", "0");
     BAD("sbatch: error: Invalid numeric value \"2x\" for --cpus-per-task.", "-c", "2x");
-    BAD("sbatch: error: Invalid node count specification", "-N", "abc");
-    BAD("sbatch: error: Invalid node count specification", "-N", "3-2");
-    BAD("sbatch: error: Invalid node count specification", "-N", "0");
-    BAD("sbatch: error: Invalid --open-mode argument: x.", "--open-mode=x");
+    FATAL("sbatch: error: \"abc\" is not a valid node count", "-N", "abc");
+    FATAL("sbatch: error: Maximum node count 2 is less than minimum node count 3", "-N", "3-2");
+    BAD("sbatch: error: Batch job submission failed: Node count specification invalid",
+        "-N", "0");
+    FATAL("sbatch: error: Invalid --open-mode specification", "--open-mode=x");
     BAD("sbatch: error: Invalid --nice value: abc", "--nice=abc");
     BAD("sbatch: error: Invalid job array specification", "--array=1-x");
     BAD("sbatch: error: Invalid job array specification", "-a", "5-1");
-    BAD("sbatch: error: Invalid --kill-on-invalid-dep specification: maybe",
-        "--kill-on-invalid-dep=maybe");
-    BAD("sbatch: error: Invalid --begin specification", "--begin=soon");
+    FATAL("sbatch: error: Invalid --kill-on-invalid-dep specification",
+          "--kill-on-invalid-dep=maybe");
+    FATAL("sbatch: error: Invalid --begin specification", "--begin=soon");
+    FATAL("sbatch: error: Invalid --mail-type specification", "--mail-type=SOMETIMES");
+    FATAL("sbatch: error: Invalid --mail-type specification", "--mail-type=");
     BAD("sbatch: error: Invalid --export specification", "--export=");
 }
 
@@ -586,6 +609,7 @@ int main(void)
         cmocka_unit_test(test_script_index),
         cmocka_unit_test(test_string_options),
         cmocka_unit_test(test_numeric_and_flags),
+        cmocka_unit_test(test_mail_type),
         cmocka_unit_test(test_time_formats),
         cmocka_unit_test(test_gres_and_gpus),
         cmocka_unit_test(test_memory),

@@ -143,8 +143,7 @@ static int sacct_option(struct sacct_opts *o, int c)
     case 'A': case 'L': case 'M': case 'T': case 'v': return 0;
     case 'e': sacct_helpformat(); exit(0);
     case OPT_HELP: case OPT_USAGE: sacct_usage(); exit(0);
-    default:
-        fprintf(stderr, "Try \"sacct --help\" for more information\n");
+    default:    /* getopt has spoken; Slurm's sacct adds no hint */
         return -1;
     }
 }

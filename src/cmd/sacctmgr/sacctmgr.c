@@ -148,17 +148,29 @@ static int parse_words(struct mgr *m, const char *verb, int argc, char **argv)
     return 0;
 }
 
+/* The first line is Slurm's; the rest says what Herd's sacctmgr does. */
+static void usage(void)
+{
+    printf("sacctmgr [<OPTION>] [<COMMAND>]\n"
+           "    <OPTION>: -i (immediate), -n (no header), -p or -P (parsable),\n"
+           "              -s (with associations), -Q, -r, -v (accepted)\n"
+           "    <COMMAND>: add|modify|delete account|user|qos|coordinator ...,\n"
+           "               show|list account|user|association|qos|cluster [where ...]\n"
+           "               [format=FIELDS] (docs/accounts.md)\n");
+}
+
 static int parse_opts(struct mgr *m, int argc, char **argv)
 {
     static const struct option opts[] = {
         { "noheader", no_argument, NULL, 'n' }, { "parsable", no_argument, NULL, 'p' },
         { "parsable2", no_argument, NULL, 'P' }, { "associations", no_argument, NULL, 's' },
         { "immediate", no_argument, NULL, 'i' }, { "quiet", no_argument, NULL, 'Q' },
-        { "readonly", no_argument, NULL, 'r' }, { NULL, 0, NULL, 0 },
+        { "readonly", no_argument, NULL, 'r' }, { "help", no_argument, NULL, 'h' },
+        { "usage", no_argument, NULL, 'h' }, { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "npPsiQrv", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "hnpPsiQrv", opts, NULL)) != -1) {
         switch (c) {
         case 'n': m->noheader = true; break;
         case 'p': m->parsable = 1; break;
@@ -166,7 +178,10 @@ static int parse_opts(struct mgr *m, int argc, char **argv)
         case 's': m->with_assoc = true; break;
         case 'i': m->immediate = true; break;
         case 'Q': case 'r': case 'v': break;
-        default: return -1;
+        case 'h': usage(); exit(0);
+        default:
+            fprintf(stderr, "Try \"sacctmgr --help\" for more information\n");
+            return -1;
         }
     }
     return optind;

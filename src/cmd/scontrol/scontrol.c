@@ -154,8 +154,15 @@ static int job_field(json_t *body, const char *kv)
             json_object_set_new(body, strs[i].field, json_rawstr(v));
             return 0;
         }
-    if (strcasecmp(key, "TimeLimit") == 0)
-        return set_minutes(body, "time_limit", kv, v);
+    if (strcasecmp(key, "TimeLimit") == 0) {
+        int64_t min;
+        if (timefmt_parse_limit(v, &min) < 0) {
+            cmd_error(PROG, "Invalid TimeLimit value");   /* Slurm's words */
+            return -1;
+        }
+        json_object_set_new(body, "time_limit", json_integer(min));
+        return 0;
+    }
     if (strcasecmp(key, "NumNodes") == 0 || strcasecmp(key, "ReqNodes") == 0)
         return set_count(body, "nodes", kv, v, 1);
     if (strcasecmp(key, "Nice") == 0)
@@ -167,8 +174,8 @@ static int job_field(json_t *body, const char *kv)
         json_object_set_new(body, "begin_time", json_integer(t));
         return 0;
     }
-    cmd_error(PROG, "Update of this parameter is not supported: %s", kv);
-    cmd_error(PROG, "Request aborted");
+    /* a job's update says it bare, as Slurm's scontrol does */
+    fprintf(stderr, "Update of this parameter is not supported: %s\nRequest aborted\n", kv);
     return -1;
 }
 

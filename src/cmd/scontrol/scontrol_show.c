@@ -694,6 +694,17 @@ static int show_hostlist(int argc, char **argv, bool sorted)
     return 0;
 }
 
+/* Herd keeps no advance reservations: Slurm's words for an empty list. */
+static int show_reservations(const char *name)
+{
+    if (name) {
+        printf("Reservation %s not found\n", name);   /* on stdout, as Slurm's */
+        return 1;
+    }
+    printf("No reservations in the system\n");
+    return 0;
+}
+
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 {
     sep = o->oneliner ? " " : "\n   ";
@@ -716,6 +727,8 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
         return show_hostlist(argc - 1, argv + 1, false);
     if (scontrol_word(what, "hostlistsorted", 9))
         return show_hostlist(argc - 1, argv + 1, true);
+    if (scontrol_word(what, "reservations", 3))
+        return show_reservations(arg);
     fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
     return 1;
 }

@@ -87,6 +87,11 @@ static int sinfo_parse(int argc, char **argv, struct sinfo_opts *o)
         cmd_error(PROG, "Unrecognized option: %s", argv[optind]);
         return -1;
     }
+    /* Slurm's default from the environment; -o, -O, -s, -N and -R win */
+    const char *env = getenv("SINFO_FORMAT");
+    if (env && *env && !o->format && !o->long_format && !o->summarize && !o->node_mode &&
+        !o->list_reasons)
+        o->format = env;
     if (o->list_reasons && !o->states_given && sinfo_parse_states(o, SINFO_REASON_STATES,
                                                                   PROG) < 0)
         return -1;

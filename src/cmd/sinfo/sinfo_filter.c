@@ -12,10 +12,12 @@
 #include "common/hostlist.h"
 #include "common/xmalloc.h"
 
-/* Slurm's valid states line, lower case, for the error on a bad name. */
+/* Slurm 22.05's valid states line, word for word ("?" and "reboot^"
+ * included), for the error on a bad name. */
 #define SINFO_VALID_STATES                                                                  \
-    "unknown,down,idle,allocated,error,mixed,future,drain,drained,draining,no_respond,"     \
-    "reserved,perfctrs,completing,powered_down,powering_up,fail,maint,reboot_requested"
+    "unknown,down,idle,allocated,?,mixed,future,drain,drained,draining,no_respond,"         \
+    "reserved,perfctrs,cloud,completing,powering_down,powered_down,power_down,powering_up,"  \
+    "fail,maint,reboot,reboot^,unknown"
 
 static const struct {
     const char *name, *compact;

@@ -70,7 +70,7 @@ int sinfo_print(FILE *out, const json_t *parts, const json_t *nodes,
         time_t t = (time_t)o->now;
         struct tm tm;
         localtime_r(&t, &tm);
-        strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y", &tm);
+        strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y", &tm);   /* as squeue -l */
         fprintf(out, "%s\n", buf);
     }
     if (!o->noheader)

@@ -85,7 +85,8 @@ static int squeue_add_states(struct squeue_opts *o, const char *csv)
             o->all_states = true;
         } else if (!name) {
             cmd_error(PROG, "Invalid job state specified: %s", l.items[i]);
-            cmd_error(PROG, "Valid job states include: %s", jobstate_all_names());
+            /* Slurm's message ends in an empty line */
+            cmd_error(PROG, "Valid job states include: %s\n", jobstate_all_names());
             rc = -1;
         } else {
             strlist_split(&o->states, name);
@@ -174,6 +175,15 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
         cmd_error(PROG, "Unrecognized option: %s", argv[optind]);
         squeue_usage();
         return -1;
+    }
+    /* Slurm's defaults from the environment: -o, -O and -l win, and
+     * SQUEUE_FORMAT wins over SQUEUE_FORMAT2 */
+    const char *env = getenv("SQUEUE_FORMAT"), *env2 = getenv("SQUEUE_FORMAT2");
+    if (!o->format && !o->long_format && !o->long_list) {
+        if (env && *env)
+            o->format = env;
+        else if (env2 && *env2)
+            o->long_format = env2;
     }
     if (o->start && !o->states.n && !o->all_states)
         strlist_split(&o->states, "PENDING");   /* --start means -t PENDING, as in Slurm */

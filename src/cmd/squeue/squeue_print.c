@@ -202,14 +202,15 @@ static int squeue_cmp_start(const void *a, const void *b)
     return squeue_cmp(a, b);
 }
 
-/* Slurm's print_date: ctime's form, "Wed Dec  2 18:40:01 2026". */
+/* Slurm 22.05's print_date: "Wed Dec 02 18:40:01 2026" (the day with its
+ * zero, unlike ctime). */
 static void squeue_print_date(struct fmt_out *out, int64_t now)
 {
     char buf[64];
     time_t t = (time_t)now;
     struct tm tm;
     localtime_r(&t, &tm);
-    strftime(buf, sizeof buf, "%a %b %e %H:%M:%S %Y\n", &tm);
+    strftime(buf, sizeof buf, "%a %b %d %H:%M:%S %Y\n", &tm);
     fmt_out_text(out, buf);
 }
 

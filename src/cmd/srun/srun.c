@@ -269,9 +269,14 @@ static void srun_free(struct srun *s)
 
 static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout)
 {
-    char cwd[4096];
-    if (!o->chdir && !getcwd(cwd, sizeof cwd))
+    char cwd[4096], dir[8192];
+    if (!getcwd(cwd, sizeof cwd))
         snprintf(cwd, sizeof cwd, "/tmp");
+    /* -D is relative to where srun runs, as in Slurm, not to the node's */
+    if (o->chdir && o->chdir[0] != '/')
+        snprintf(dir, sizeof dir, "%s/%s", cwd, o->chdir);
+    else
+        snprintf(dir, sizeof dir, "%s", o->chdir ? o->chdir : cwd);
     struct srun s = { .o = o, .munge_socket = client_conf(PROG)->munge_socket };
     s.job_id = strtoll(jobid, NULL, 10);
     s.step_id = (int)jget_int(layout, "step_id", 0);
@@ -281,7 +286,7 @@ static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout
     s.base = event_base_new();
     nodes_from(&s, layout);
     if (srun_files_open(&s) == 0)
-        run_loop(&s, o->chdir ? o->chdir : cwd);
+        run_loop(&s, dir);
     else
         s.failed = true;
     int rc = s.rc ? s.rc : s.failed || !srun_all_reported(&s) ? 1 : 0;
@@ -303,6 +308,7 @@ static int step_in(const char *jobid, const struct srun_opts *o)
 /* Outside an allocation srun makes one, runs the step in it and ends it. */
 static int step_in_new_allocation(struct srun_opts *o)
 {
+    alloc_quiet(o->quiet);
     const char *base = strrchr(o->argv[0], '/');
     int64_t id = alloc_create(PROG, o->alloc_argc, o->alloc_argv, base ? base + 1 : o->argv[0]);
     json_t *job = NULL;
@@ -310,7 +316,7 @@ static int step_in_new_allocation(struct srun_opts *o)
         return 1;
     if (alloc_wait(PROG, id, &job) < 0)
         return 1;
-    alloc_setenv(job);
+    alloc_setenv(PROG, job);
     json_decref(job);
     char jobid[32];
     snprintf(jobid, sizeof jobid, "%lld", (long long)id);
@@ -324,9 +330,12 @@ int cmd_srun(int argc, char **argv)
     struct srun_opts o = { 0 };
     int rc = 1;
     signal(SIGPIPE, SIG_IGN);
-    if (srun_parse(PROG, argc, argv, &o) == 0 && !o.argv[0])
+    int parsed = srun_parse(PROG, argc, argv, &o);
+    if (parsed < 0)
+        rc = parsed == SRUN_PARSE_FATAL ? 255 : 1;
+    else if (!o.argv[0])
         fprintf(stderr, "srun: fatal: No command given to execute.\n");
-    else if (o.argv && o.argv[0]) {
+    else {
         const char *jobid = o.jobid ? o.jobid : getenv("SLURM_JOB_ID");
         rc = jobid && *jobid ? step_in(jobid, &o) : step_in_new_allocation(&o);
     }
