@@ -71,6 +71,13 @@ static const char *fmt_secs(char *buf, size_t n, long long s)
     }
 
 STR_GETTER(g_cluster, x->c->cluster_name)
+
+/* Contain (or X11) implies Alloc, which Slurm then lists first. */
+static const char *g_prolog_flags(struct cfgctx *x, char *buf, size_t n)
+{
+    (void)buf, (void)n;
+    return x->c->prolog_contain ? "Alloc,Contain" : NULL;
+}
 STR_GETTER(g_dep_params, x->c->dependency_params)
 STR_GETTER(g_gres_types, x->c->gres_types)
 STR_GETTER(g_mpi_default, x->c->mpi_default ? x->c->mpi_default : "none")
@@ -178,8 +185,10 @@ static void print_key(struct cfgctx *x, const struct cfgkey *k, const struct slu
     char buf[512], raw[512];
     const char *v = NULL;
     x->key = k->name;
-    if (k->get)
+    if (k->get)   /* NULL: Herd has nothing of its own to say; the file's, then Slurm's */
         v = k->get(x, buf, sizeof buf);
+    if (v)
+        ;
     else if (f && (v = slurm_file_get(f, k->name)))
         v = file_value(k, v, raw, sizeof raw);
     else if (!strcmp(k->unit, "%"))
