@@ -257,6 +257,11 @@ static char **task_env(struct astep *st, json_t *req, const struct task *t, json
     v[k++] = xasprintf("SLURM_STEP_TASKS_PER_NODE=%s", env_str(L, "tasks_per_node", ""));
     v[k++] = xasprintf("SLURMD_NODENAME=%s", st->a->node->name);
     v[k++] = xasprintf("SLURM_TASK_PID=%d", (int)getpid());
+    /* who the job is, as slurmstepd tells a step's tasks */
+    v[k++] = xasprintf("SLURM_JOB_USER=%s", env_str(L, "user_name", ""));
+    v[k++] = xasprintf("SLURM_JOB_UID=%d", (int)st->uid);
+    v[k++] = xasprintf("SLURM_JOB_GID=%lld", (long long)json_integer_value(json_object_get(L,
+                                                                              "group_id")));
     if (st->pmi) {
         v[k++] = xasprintf("PMI_FD=%d", PMI_TASK_FD);
         v[k++] = xasprintf("PMI_RANK=%d", t->procid);

@@ -47,3 +47,13 @@ def test_salloc_quiet_and_missing_command(cluster, workdir):
     assert lines[0].startswith("salloc: Granted job allocation ")
     assert lines[1] == 'salloc: error: _fork_command: Unable to find command "/nonexistent/prog"'
     assert lines[2].startswith("salloc: Relinquishing job allocation ")
+
+
+def test_step_tasks_know_the_job_user(cluster, workdir, users):
+    import pwd
+    pw = pwd.getpwnam("herdtest1")
+    out = cluster.run(["srun", "-n", "1", "env"], cwd=workdir, user="herdtest1").stdout
+    env = dict(l.split("=", 1) for l in out.splitlines() if l.startswith("SLURM_"))
+    assert env["SLURM_JOB_USER"] == "herdtest1"
+    assert env["SLURM_JOB_UID"] == str(pw.pw_uid)
+    assert env["SLURM_JOB_GID"] == str(pw.pw_gid)
