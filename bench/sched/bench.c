@@ -120,8 +120,7 @@ int main(int argc, char **argv)
         for (int s = 0; s < k; s++, nrun++) {
             ra[nrun] = (struct sched_alloc){ i, 8 * g, (uint64_t)g * 32768,
                                              ((UINT64_C(1) << g) - 1) << (s * g) };
-            run[nrun] = (struct sched_running){ 1000000 + nrun, &ra[nrun], 1, false,
-                                                (int64_t)(60 + rnd() % 86400) };
+            run[nrun] = (struct sched_running){ .job_id = 1000000 + nrun, .allocs = &ra[nrun], .nallocs = 1, .exclusive = false, .end_time = (int64_t)(60 + rnd() % 86400) };
         }
     }
     for (size_t i = 0; i < np; i++)

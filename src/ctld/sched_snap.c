@@ -79,8 +79,10 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
             continue;
         memcpy(s->allocs + a, j->allocs, j->nallocs * sizeof *s->allocs);
         run[r++] = (struct sched_running){
-            j->id, s->allocs + a, j->nallocs, j->req.exclusive,
-            j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1 };
+            .job_id = j->id, .allocs = s->allocs + a, .nallocs = j->nallocs,
+            .exclusive = j->req.exclusive,
+            .end_time = j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1,
+            .start_time = j->start_time };
         a += j->nallocs;
     }
     s->in.running = run;

@@ -175,6 +175,16 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
     case SCHED_DEP_NEVER:
         snprintf(buf, len, "its dependency can never be satisfied; scancel it or change it");
         break;
+    case SCHED_RESERVATION:
+        snprintf(buf, len, "its reservation has not begun or has nothing free for it now");
+        break;
+    case SCHED_RESV_MAINT:
+        snprintf(buf, len, "its time limit runs into a maintenance reservation; it starts "
+                 "after the maintenance or sooner with a shorter --time");
+        break;
+    case SCHED_RESV_DELETED:
+        snprintf(buf, len, "the reservation it asks for was deleted; scontrol update it");
+        break;
     }
 }
 

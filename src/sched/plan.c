@@ -122,8 +122,10 @@ void sched_output_free(struct sched_output *out)
 {
     if (!out)
         return;
-    for (size_t i = 0; i < out->n; i++)
+    for (size_t i = 0; i < out->n; i++) {
         free(out->d[i].allocs);
+        free(out->d[i].preempt);
+    }
     xfree(out->d);
     out->n = 0;
 }

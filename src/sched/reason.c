@@ -17,6 +17,9 @@ const char *sched_reason_name(enum sched_reason r)
     case SCHED_BEGIN_TIME: return "BeginTime";
     case SCHED_DEPENDENCY: return "Dependency";
     case SCHED_DEP_NEVER: return "DependencyNeverSatisfied";
+    case SCHED_RESERVATION: return "Reservation";
+    case SCHED_RESV_MAINT: return "ReqNodeNotAvail, Reserved for maintenance";
+    case SCHED_RESV_DELETED: return "ReservationDeleted";
     }
     return "Unknown";
 }

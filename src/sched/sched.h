@@ -34,6 +34,12 @@ enum sched_reason {
     SCHED_BEGIN_TIME,              /* "BeginTime": --begin is in the future */
     SCHED_DEPENDENCY,              /* "Dependency": waits for other jobs */
     SCHED_DEP_NEVER,               /* "DependencyNeverSatisfied" */
+    /* Reservations (sched_resv): */
+    SCHED_RESERVATION,             /* "Reservation": its reservation has not begun, or
+                                      holds nothing free for it now */
+    SCHED_RESV_MAINT,              /* "ReqNodeNotAvail, Reserved for maintenance": it would
+                                      run into a MAINT reservation it may not use */
+    SCHED_RESV_DELETED,            /* "ReservationDeleted": set by the controller */
 };
 
 /* Slurm's name for the reason, as squeue prints it ("Resources", ...). */
@@ -72,7 +78,13 @@ struct sched_running {
     size_t nallocs;
     bool exclusive;                /* no other job may share its nodes */
     int64_t end_time;              /* expected end (start + time limit); < 0 unknown */
+    int64_t start_time;            /* when it started: the work a preemption loses */
+    int preempt_class;             /* 1..63: pending jobs whose `preempts` has bit
+                                      (1 << class) may preempt it; 0: none may (exempt) */
+    bool preempting;               /* already chosen as a victim (in its GraceTime): its
+                                      resources count as free to a job that may preempt it */
 };
+
 
 /* What a limit counts. CPU_MIN and GPU_MIN are run-minutes (what a job
  * holds times its time limit; a running job counts what is left of it).
@@ -131,6 +143,22 @@ struct sched_job {
     const uint32_t *limits;        /* indices into sched_input.limits it counts against */
     size_t nlimits;
     int64_t billing;               /* the billing TRES it counts (its partition's weights) */
+    uint64_t preempts;             /* bit c: may preempt running jobs of preempt_class c */
+    size_t resv;                   /* --reservation: 1 + its index in sched_input.resvs;
+                                      0: none */
+};
+
+/* An advance reservation: from start to end it holds what `holds` lists
+ * (a whole node: all its CPUs, memory and GPU indices; a TRES=gres/gpu=N
+ * one: those GPU indices) for the jobs that ask for it. Other jobs plan
+ * around it as future busy time; its own jobs run only inside it (FLEX:
+ * anywhere, at any time, the reservation's resources included). */
+struct sched_resv {
+    int64_t start, end;            /* [start, end) */
+    const struct sched_alloc *holds;
+    size_t nholds;
+    bool maint;                    /* MAINT: jobs it keeps out wait with SCHED_RESV_MAINT */
+    bool flex;                     /* FLEX */
 };
 
 void sched_job_tres(const struct sched_job *j, struct sched_tres *out);
@@ -172,6 +200,8 @@ struct sched_input {
     size_t bf_max_job_test;        /* jobs tested past the first blocked; 0: all */
     const struct sched_limit *limits;
     size_t nlimits;
+    const struct sched_resv *resvs;
+    size_t nresvs;
     int32_t utc_offset_s;          /* local time's offset east of UTC at the pass's now:
                                       the reason text's times are shown in it (the core
                                       reads no time zone; 0: UTC) */
@@ -187,6 +217,11 @@ struct sched_decision {
                                       reservation the plan keeps */
     uint32_t limit;                /* SCHED_LIMIT: the index of the limit it is over */
     enum sched_res limit_res;      /* and what of it */
+    uint64_t *preempt;             /* the running jobs to preempt now so that it can start
+                                      once they are gone (the fewest GPU-seconds lost, then
+                                      the youngest; never more than it needs); owned by the
+                                      output. It waits meanwhile (SCHED_RESOURCES). */
+    size_t npreempt;
 };
 
 struct sched_output {

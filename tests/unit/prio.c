@@ -269,7 +269,7 @@ static void test_shared_partitions(void **st)
         m.parts[1] = (struct sched_part){ "p1", m.pn[1], 1, -1, true };
         m.in.nparts = 2;
         m.ra[0] = (struct sched_alloc){ 0, 1, 0, 0xf };
-        m.run[0] = (struct sched_running){ 7, &m.ra[0], 1, false, 600 };
+        m.run[0] = (struct sched_running){ .job_id = 7, .allocs = &m.ra[0], .nallocs = 1, .exclusive = false, .end_time = 600 };
         m.in.nrunning = 1;
         mini_job(&m, 1, 1, 1);
         mini_job(&m, 2, 0, 4);
@@ -293,8 +293,8 @@ static void test_explain(void **st)
     mini_init(&m, 2, SCHED_POLICY_HERD);
     m.ra[0] = (struct sched_alloc){ 0, 1, 0, 0x3 };
     m.ra[1] = (struct sched_alloc){ 1, 1, 0, 0x7 };
-    m.run[0] = (struct sched_running){ 811, &m.ra[0], 1, false, 500 };
-    m.run[1] = (struct sched_running){ 812, &m.ra[1], 1, false, 900 };
+    m.run[0] = (struct sched_running){ .job_id = 811, .allocs = &m.ra[0], .nallocs = 1, .exclusive = false, .end_time = 500 };
+    m.run[1] = (struct sched_running){ .job_id = 812, .allocs = &m.ra[1], .nallocs = 1, .exclusive = false, .end_time = 900 };
     m.in.nrunning = 2;
     struct sched_job *j = mini_job(&m, 1, 0, 4);
     sched_explain(&m.in, j, SCHED_RESOURCES, buf, sizeof buf);
@@ -319,7 +319,7 @@ static void decision_text(const char *tz, int64_t est, char *buf, size_t len)
     mini_init(&m, 2, SCHED_POLICY_HERD);
     m.in.utc_offset_s = 3600;
     m.ra[0] = (struct sched_alloc){ 0, 1, 0, 0x3 };
-    m.run[0] = (struct sched_running){ 811, &m.ra[0], 1, false, now + est };
+    m.run[0] = (struct sched_running){ .job_id = 811, .allocs = &m.ra[0], .nallocs = 1, .exclusive = false, .end_time = now + est };
     m.in.nrunning = 1;
     struct sched_job *j = mini_job(&m, 1, 0, 4);
     struct sched_decision d = { .job_id = 1, .reason = SCHED_RESOURCES,

@@ -324,8 +324,7 @@ static void rp_pass(struct cl *c, struct rp_job *jobs, size_t n, int64_t now, si
     c->nrun = c->njobs = 0;
     for (size_t i = 0; i < n; i++) {
         if (jobs[i].start >= 0 && jobs[i].end > now) {
-            c->run[c->nrun] = (struct sched_running){ jobs[i].req.job_id, jobs[i].alloc,
-                                                      jobs[i].nalloc, false, jobs[i].end };
+            c->run[c->nrun] = (struct sched_running){ .job_id = jobs[i].req.job_id, .allocs = jobs[i].alloc, .nallocs = jobs[i].nalloc, .exclusive = false, .end_time = jobs[i].end };
             c->nrun++;
         } else if (jobs[i].start < 0) {
             idx[c->njobs] = i;
