@@ -30,6 +30,7 @@ static const char *state_names[] = {
     [JOB_COMPLETED] = "COMPLETED", [JOB_FAILED] = "FAILED",
     [JOB_CANCELLED] = "CANCELLED", [JOB_TIMEOUT] = "TIMEOUT",
     [JOB_NODE_FAIL] = "NODE_FAIL", [JOB_OUT_OF_MEMORY] = "OUT_OF_MEMORY",
+    [JOB_PREEMPTED] = "PREEMPTED", [JOB_SUSPENDED] = "SUSPENDED",
 };
 
 const char *job_state_name(enum job_state s)
@@ -47,7 +48,7 @@ int job_state_parse(const char *s)
 
 bool job_is_finished(const struct job *j)
 {
-    return j->state != JOB_PENDING && j->state != JOB_RUNNING;
+    return j->state != JOB_PENDING && j->state != JOB_RUNNING && j->state != JOB_SUSPENDED;
 }
 
 size_t job_first_at(const struct ctld *c, uint64_t from)

@@ -15,6 +15,9 @@ enum job_state {
     JOB_TIMEOUT,
     JOB_NODE_FAIL,
     JOB_OUT_OF_MEMORY,
+    JOB_PREEMPTED,         /* ended by preemption (PreemptMode=CANCEL, or REQUEUE's run) */
+    JOB_SUSPENDED,         /* stopped (scontrol suspend, PreemptMode=SUSPEND); still holds
+                              its allocation */
 };
 
 #endif

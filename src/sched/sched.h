@@ -83,6 +83,9 @@ struct sched_running {
                                       (1 << class) may preempt it; 0: none may (exempt) */
     bool preempting;               /* already chosen as a victim (in its GraceTime): its
                                       resources count as free to a job that may preempt it */
+    bool suspend;                  /* its preemption suspends it (PreemptMode=SUSPEND): that
+                                      frees its CPUs only; its GPUs and memory stay held */
+    bool suspended;                /* SUSPENDED now: holds its GPUs and memory, not its CPUs */
 };
 
 
