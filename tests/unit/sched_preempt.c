@@ -241,6 +241,29 @@ static void test_maint_window(void **state)
     }
 }
 
+/* Start estimates never fall inside a maintenance the job would run into,
+ * for the job the plan reserves and for those it only forecasts. */
+static void test_estimates_skip_maint(void **state)
+{
+    (void)state;
+    static const size_t all[] = { 0 };
+    for (size_t p = 1; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 1, 2, policies[p]);
+        cl_resv(&c, 0, 1120, 4720, all, 1, 0, true);
+        cl_run(&c, 0, 0x3, 0, 0)->end_time = 1100;
+        cl_job(&c, 2, 600);
+        cl_job(&c, 2, 600);
+        cl_plan(&c, 1000);
+        for (size_t i = 0; i < 2; i++) {
+            assert_int_equal(c.out.d[i].reason == SCHED_RESOURCES ||
+                             c.out.d[i].reason == SCHED_PRIORITY, true);
+            assert_true(c.out.d[i].start_estimate >= 4720);
+        }
+        sched_output_free(&c.out);
+    }
+}
+
 /* A GPU reservation holding GPUs 0-1 of node 0 now: its job gets them; a
  * job without it gets the other two; a third waits; a job of a reservation
  * that has not begun waits with Reservation until its start. */
@@ -298,6 +321,7 @@ int main(void)
         cmocka_unit_test(test_two_nodes),
         cmocka_unit_test(test_suspend_frees_cpus_only),
         cmocka_unit_test(test_maint_window),
+        cmocka_unit_test(test_estimates_skip_maint),
         cmocka_unit_test(test_gpu_reservation),
         cmocka_unit_test(test_member_inside_only),
     };
