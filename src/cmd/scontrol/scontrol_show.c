@@ -614,18 +614,22 @@ static void part_print(const struct scontrol_opts *o, const json_t *p)
     nl();
     printf("AllocNodes=ALL Default=%s QoS=N/A", jget_bool(p, "default", false) ? "YES" : "NO");
     nl();
-    printf("DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
-           dt < 0 ? "NONE" : mins_str(dt, a, sizeof a));
+    printf("DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=%d Hidden=NO",
+           dt < 0 ? "NONE" : mins_str(dt, a, sizeof a), cp ? cp->grace_time : 0);
     nl();
     printf("MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED",
            mins_str(jget_int(p, "max_time", -1), b, sizeof b));
     nl();
     printf("Nodes=%s", sget(p, "nodes"));
     nl();
-    printf("PriorityJobFactor=%d PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO",
-           cp ? cp->priority_job_factor : 1);
+    printf("PriorityJobFactor=%d PriorityTier=%d RootOnly=NO ReqResv=NO OverSubscribe=NO",
+           cp ? cp->priority_job_factor : 1, cp ? cp->priority_tier : 1);
     nl();
-    printf("OverTimeLimit=NONE PreemptMode=OFF");
+    /* a partition without its own PreemptMode shows the cluster's, as Slurm's */
+    conf_preempt_mode_name(cp && cp->preempt_mode != CONF_PM_UNSET ? cp->preempt_mode
+                                                                   : c->preempt_mode,
+                           false, m, sizeof m);
+    printf("OverTimeLimit=NONE PreemptMode=%s", m);
     nl();
     printf("State=%s TotalCPUs=%d TotalNodes=%d SelectTypeParameters=NONE",
            jget_bool(p, "up", true) ? "UP" : "DOWN", cpus, nodes);
