@@ -20,6 +20,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
@@ -125,6 +126,7 @@ void job_destroy(struct job *j)
     depend_free(j->deps);
     step_free_all(j->steps);
     json_decref(j->step_recs);
+    free(j->preempt);
     free(j);
 }
 
@@ -691,6 +693,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
+    preempt_job_json(c, j, o);
     if (j->begin_time)   /* the spec's, or a requeue's later one */
         json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     /* squeue -s and scontrol show step list a running job's steps */

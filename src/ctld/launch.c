@@ -170,9 +170,9 @@ void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, enum sig
     if (!cancel && to == SIG_FULL)
         step_signal_all(c, j, sig, j->allocs[0].node);
     const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
-    json_t *body = json_pack("{s:I, s:i, s:b, s:b, s:b}", "job_id", (json_int_t)j->id, "signal",
-                             sig, "cancel", cancel, "batch", to == SIG_BATCH, "requeue",
-                             cancel && j->requeue_pending);
+    json_t *body = json_pack("{s:I, s:i, s:b, s:b, s:b, s:b}", "job_id", (json_int_t)j->id,
+                             "signal", sig, "cancel", cancel, "batch", to == SIG_BATCH, "requeue",
+                             cancel && j->requeue_pending, "preempt", cancel && j->preempt);
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
               RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
 }

@@ -192,6 +192,13 @@ static void job_times(const json_t *j)
     printf("StartTime=%s EndTime=%s Deadline=%s", when_str(start, a, sizeof a),
            when_str(end, b, sizeof b), dl ? when_str(dl, c2, sizeof c2) : "N/A");
     nl();
+    if (json_object_get(j, "preempt_eligible_time")) {   /* preemption on, and it started */
+        int64_t pt = jget_int(j, "preempt_time", 0);
+        printf("PreemptEligibleTime=%s PreemptTime=%s",
+               when_str(jget_int(j, "preempt_eligible_time", 0), a, sizeof a),
+               pt ? when_str(pt, b, sizeof b) : "None");
+        nl();
+    }
     printf("SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main",
            when_str(submit, a, sizeof a));
     nl();
