@@ -102,12 +102,12 @@ static void running_classes(const struct ctld *c, const struct classes *k, struc
             continue;
         run[i].suspended = j->state == JOB_SUSPENDED;
         run[i].suspend = (preempt_job_mode(c, j) & CONF_PM_SUSPEND) != 0;
-        if (j->preempt) {   /* in its grace: its end is known, and it is no one's victim again */
+        /* in its grace, its class still says who may count it free */
+        if (j->preempt) {
             run[i].preempting = true;
             run[i].end_time = j->preempt->grace_end;
-            continue;
         }
-        if (!exempt(c, j, s->now))
+        if (j->preempt || !exempt(c, j, s->now))
             run[i].preempt_class = class_of(c, k, prio_job_qos(c, j), j->part);
     }
 }
