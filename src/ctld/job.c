@@ -463,6 +463,7 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "extern_step", json_true());
     if (j->stale_kill_at)
         json_object_set_new(rec, "stale_kill_at", json_integer(j->stale_kill_at));
+    preempt_record(j, rec);
     if (j->next_step)
         json_object_set_new(rec, "next_step", json_integer(j->next_step));
     if (j->step_recs)
@@ -541,6 +542,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->end_assumed = json_is_true(json_object_get(rec, "end_assumed"));
     j->extern_step = json_is_true(json_object_get(rec, "extern_step"));
     j->stale_kill_at = json_integer_value(json_object_get(rec, "stale_kill_at"));
+    preempt_from_record(j, rec);
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
     json_t *steps = json_object_get(rec, "steps");
     j->step_recs = json_is_array(steps) ? json_deep_copy(steps) : NULL;

@@ -48,6 +48,7 @@ static void kill_victim(struct ctld *c, struct job *v)
 {
     v->preempt->killed = true;
     v->cancel_sent = true;
+    job_save(c, v);
     if (v->alloc_only) {
         launch_signal(c, v, SIGKILL, false, SIG_STEPS);
         preempt_job_end(c, v, 0, SIGKILL, 0);
@@ -73,6 +74,7 @@ static void preempt_one(struct ctld *c, struct job *v, struct job *by, int64_t n
                                         .mode = end_mode(c, v, mode) };
     log_info("job %llu preempted by job %llu: %s, GraceTime %d s", (unsigned long long)v->id,
              (unsigned long long)by->id, mode_word(v->preempt->mode), grace);
+    job_save(c, v);
     if (grace <= 0) {
         kill_victim(c, v);
         return;
@@ -103,10 +105,36 @@ void preempt_job_end(struct ctld *c, struct job *j, int exit_code, int exit_sign
         j->end_time = when ? when : ctld_now();
         job_requeue(c, j);          /* the run is kept as PREEMPTED: job_runs.c */
         free(j->preempt);
-        j->preempt = NULL;
+        j->preempt = NULL;          /* the next run is no victim */
+        job_save(c, j);
         return;
     }
     job_end(c, j, JOB_PREEMPTED, exit_code, exit_signal, when);
+}
+
+void preempt_record(const struct job *j, json_t *rec)
+{
+    const struct job_preempt *p = j->preempt;
+    if (p)
+        json_object_set_new(rec, "preempt",
+                            json_pack("{s:I, s:I, s:I, s:i, s:b}", "time", (json_int_t)p->time,
+                                      "grace_end", (json_int_t)p->grace_end, "by",
+                                      (json_int_t)p->by, "mode", p->mode, "killed", p->killed));
+}
+
+void preempt_from_record(struct job *j, const json_t *rec)
+{
+    json_t *p = json_object_get(rec, "preempt");
+    if (!json_is_object(p))
+        return;
+    j->preempt = xcalloc(1, sizeof *j->preempt);
+    *j->preempt = (struct job_preempt){
+        .time = json_integer_value(json_object_get(p, "time")),
+        .grace_end = json_integer_value(json_object_get(p, "grace_end")),
+        .by = (uint64_t)json_integer_value(json_object_get(p, "by")),
+        .mode = (int)json_integer_value(json_object_get(p, "mode")) == CONF_PM_REQUEUE
+                    ? CONF_PM_REQUEUE : CONF_PM_CANCEL,
+        .killed = json_is_true(json_object_get(p, "killed")) };
 }
 
 void preempt_tick(struct ctld *c, int64_t now)

@@ -54,12 +54,20 @@ const json_t *preempt_qos(const struct ctld *c, const char *name);
  * for their victims put first. From ctld_sched_snap_take. */
 void preempt_snap(const struct ctld *c, struct sched_snap *s);
 
+/* After the QOS changed (and at start-up): a warning when there are more
+ * QOS than classes, the rest being never preempted. */
+void preempt_qos_note(const struct ctld *c);
+
 /* preempt.c */
 /* A pass chose these running jobs to make room for preemptor. */
 void preempt_victims(struct ctld *c, struct job *preemptor, const uint64_t *ids, size_t n);
 /* A victim's run ended (its agent says how): requeued or ended PREEMPTED. */
 void preempt_job_end(struct ctld *c, struct job *j, int exit_code, int exit_signal,
                      int64_t when);
+/* A victim's preemption in the job's stored record, and back at start-up:
+ * a grace survives a controller restart. */
+void preempt_record(const struct job *j, json_t *rec);
+void preempt_from_record(struct job *j, const json_t *rec);
 /* Every second: victims whose grace is over are killed. */
 void preempt_tick(struct ctld *c, int64_t now);
 

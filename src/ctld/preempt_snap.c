@@ -49,9 +49,6 @@ static void qos_classes(const struct ctld *c, struct classes *k)
     json_object_foreach((json_t *)all, name, q)
         k->qos[i++] = name;
     qsort(k->qos, n, sizeof *k->qos, name_cmp);
-    if (n > CLASS_MAX)
-        log_warnx("preempt/qos: %zu QOS, only the first %d by name may be preempted "
-                  "(from %s on they are exempt)", n, CLASS_MAX, k->qos[CLASS_MAX]);
     k->nqos = n > CLASS_MAX ? CLASS_MAX : n;
 }
 
@@ -183,6 +180,19 @@ static void pending_masks(const struct ctld *c, const struct classes *k, struct 
         const struct job *j = job_find((struct ctld *)c, pending_id(s, i));
         pend[i].preempts = j ? mask_of(c, k, j) : 0;
     }
+}
+
+void preempt_qos_note(const struct ctld *c)
+{
+    if (c->conf->preempt_type != CONF_PT_QOS)
+        return;
+    struct classes k = { 0 };
+    qos_classes(c, &k);
+    size_t n = json_object_size(json_object_get(prio_get(c)->db, "qos"));
+    if (n > CLASS_MAX)
+        log_warnx("preempt/qos: %zu QOS; jobs of the ones after the first %d by name (%s on) "
+                  "are never preempted", n, CLASS_MAX, k.qos[CLASS_MAX]);
+    free(k.qos);
 }
 
 void preempt_snap(const struct ctld *c, struct sched_snap *s)

@@ -6,11 +6,12 @@ or cancelled (state PREEMPTED, Slurm's line in their stderr), GraceTime's
 SIGTERM then SIGKILL, and PreemptExemptTime sparing a young job."""
 import os
 import re
+import signal
 import time
 
 import pytest
 
-from helpers import cluster_fixture, wait_for
+from helpers import cluster_fixture, pid_alive, wait_for
 
 KILL_WAIT = 2
 UP = ["--nodes", "1", "--gpus-per-node", "4", "--cpus-per-node", "8",
@@ -174,6 +175,27 @@ def test_grace_time_sigterm_then_kill(clean, workdir):
     ended = time.time()
     assert 4 <= ended - termed <= 5 + KILL_WAIT + 4, ended - termed
     c.wait_state(high, "RUNNING", timeout=10)
+
+
+def test_grace_survives_controller_restart(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "scavenger", "set", "PreemptMode=cancel", "GraceTime=8")
+    scav = scavengers(c, workdir, script=TRAP)
+    high = c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir,
+                    script="#!/bin/sh\nsleep 300\n")
+    victim = wait_for(lambda: next((j for j in scav if os.path.exists(
+        os.path.join(workdir, f"term.{j}"))), None), 15, "a victim's SIGTERM")
+    termed = float(open(os.path.join(workdir, f"term.{victim}")).read())
+    pid = c.ctld_pid()
+    os.kill(pid, signal.SIGKILL)
+    wait_for(lambda: not pid_alive(pid), 10, f"herdctld {pid} to die")
+    c.up()
+    c.wait_state(victim, "PREEMPTED", timeout=30)
+    assert time.time() - termed <= 8 + KILL_WAIT + 6
+    c.wait_state(high, "RUNNING", timeout=15)
+    show = c.run(["scontrol", "show", "job", str(victim)]).stdout
+    assert re.search(r"PreemptTime=\d{4}-", show), show
+    assert [s for s in states(c, scav).values() if s != "RUNNING"] == ["PREEMPTED"]
 
 
 def test_exempt_time_spares_young_jobs(clean, workdir):
