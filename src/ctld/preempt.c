@@ -79,9 +79,10 @@ static void preempt_one(struct ctld *c, struct job *v, struct job *by, int64_t n
         kill_victim(c, v);
         return;
     }
-    /* Slurm's: SIGCONT (a stopped job must see the next one), then the
-     * signal, to the batch script and the steps */
-    launch_signal(c, v, SIGCONT, false, SIG_FULL);
+    /* to the batch script and the steps. Slurm sends SIGCONT first; here
+     * two signals in a row could reach the job's supervisor as one (it
+     * takes them as a queued SIGUSR1, which does not queue twice), and no
+     * running job is stopped but a suspended one, which is no victim. */
     launch_signal(c, v, first_signal(c, v), false, SIG_FULL);
 }
 

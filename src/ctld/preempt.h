@@ -3,7 +3,7 @@
  * controller. The scheduling core chooses victims (sched_decision.preempt)
  * from the classes and masks a pass's snapshot gives it (preempt_snap.c);
  * the controller carries its choice out (preempt.c): a victim with a
- * GraceTime gets SIGCONT and SIGTERM (or its --signal signal under
+ * GraceTime gets SIGTERM (or its --signal signal under
  * PreemptParameters=send_user_signal) at once and SIGKILL when the grace is
  * over; without one it is cancelled at once. Its end, whatever ended it,
  * is then what its PreemptMode says: REQUEUE (back to the queue, the run

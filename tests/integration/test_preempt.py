@@ -155,14 +155,24 @@ def test_cancel_mode_ends_preempted(clean, workdir):
 
 TRAP = """#!/bin/sh
 trap 'date +%s.%N > term.$SLURM_JOB_ID' TERM
+touch ready.$SLURM_JOB_ID
 while true; do sleep 0.2; done
 """
+
+
+def trapping(c, workdir):
+    """Four scavengers that trap SIGTERM, each past its trap."""
+    scav = scavengers(c, workdir, script=TRAP)
+    for j in scav:
+        wait_for(lambda: os.path.exists(os.path.join(workdir, f"ready.{j}")), 15,
+                 f"job {j}'s trap")
+    return scav
 
 
 def test_grace_time_sigterm_then_kill(clean, workdir):
     c = clean
     mgr(c, "-i", "modify", "qos", "scavenger", "set", "PreemptMode=cancel", "GraceTime=5")
-    scav = scavengers(c, workdir, script=TRAP)
+    scav = trapping(c, workdir)
     t0 = time.time()
     high = c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir,
                     script="#!/bin/sh\nsleep 300\n")
@@ -180,7 +190,7 @@ def test_grace_time_sigterm_then_kill(clean, workdir):
 def test_grace_survives_controller_restart(clean, workdir):
     c = clean
     mgr(c, "-i", "modify", "qos", "scavenger", "set", "PreemptMode=cancel", "GraceTime=8")
-    scav = scavengers(c, workdir, script=TRAP)
+    scav = trapping(c, workdir)
     high = c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir,
                     script="#!/bin/sh\nsleep 300\n")
     victim = wait_for(lambda: next((j for j in scav if os.path.exists(
