@@ -16,7 +16,7 @@ from helpers import cluster_fixture, pid_alive, wait_for
 KILL_WAIT = 2
 UP = ["--nodes", "1", "--gpus-per-node", "4", "--cpus-per-node", "8",
       "--set", f"KillWait={KILL_WAIT}", "--set", "PreemptType=preempt/qos",
-      "--set", "PreemptMode=REQUEUE"]
+      "--set", "PreemptMode=REQUEUE", "--set", "PreemptParameters=send_user_signal"]
 SLEEP = "#!/bin/sh\necho restart=${SLURM_RESTART_COUNT:-none} >> env.$SLURM_JOB_ID\nsleep 300\n"
 
 
@@ -185,6 +185,30 @@ def test_grace_time_sigterm_then_kill(clean, workdir):
     ended = time.time()
     assert 4 <= ended - termed <= 5 + KILL_WAIT + 4, ended - termed
     c.wait_state(high, "RUNNING", timeout=10)
+
+
+def test_send_user_signal(clean, workdir):
+    c = clean
+    mgr(c, "-i", "modify", "qos", "scavenger", "set", "PreemptMode=cancel", "GraceTime=3")
+    usr1 = TRAP.replace("TERM\n", "USR1\n")
+    scav = scavengers(c, workdir, script=usr1, extra=["--signal=USR1@10"])
+    for j in scav:
+        wait_for(lambda: os.path.exists(os.path.join(workdir, f"ready.{j}")), 15,
+                 f"job {j}'s trap")
+    c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir, script="#!/bin/sh\nsleep 300\n")
+    victim = wait_for(lambda: next((j for j in scav if os.path.exists(
+        os.path.join(workdir, f"term.{j}"))), None), 15, "a victim's USR1")
+    c.wait_state(victim, "PREEMPTED", timeout=20)
+
+
+def test_no_requeue_is_cancelled(clean, workdir):
+    c = clean
+    scav = scavengers(c, workdir, extra=["--no-requeue"])
+    high = c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir,
+                    script="#!/bin/sh\nsleep 300\n")
+    c.wait_state(high, "RUNNING", timeout=15)
+    st = states(c, scav)
+    assert sorted(st.values()) == ["PREEMPTED", "RUNNING", "RUNNING", "RUNNING"], st
 
 
 def test_grace_survives_controller_restart(clean, workdir):
