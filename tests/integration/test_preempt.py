@@ -204,6 +204,7 @@ def test_send_user_signal(clean, workdir):
 def test_no_requeue_is_cancelled(clean, workdir):
     c = clean
     scav = scavengers(c, workdir, extra=["--no-requeue"])
+    assert "   Requeue=0 Restarts=0 " in c.run(["scontrol", "show", "job", str(scav[0])]).stdout
     high = c.sbatch(["--qos=high", "-G", "1", "-t", "5"], cwd=workdir,
                     script="#!/bin/sh\nsleep 300\n")
     c.wait_state(high, "RUNNING", timeout=15)
@@ -242,6 +243,7 @@ def test_exempt_time_spares_young_jobs(clean, workdir):
     assert c.state(high) == "PENDING"
     assert set(states(c, scav).values()) == {"RUNNING"}
     show = c.run(["scontrol", "show", "job", str(scav[0])]).stdout
+    assert "   Requeue=1 Restarts=0 " in show   # JobRequeue=1: requeued unless --no-requeue
     start = re.search(r"StartTime=(\S+)", show).group(1)
     elig = re.search(r"PreemptEligibleTime=(\S+) PreemptTime=None", show).group(1)
     fmt = "%Y-%m-%dT%H:%M:%S"

@@ -153,7 +153,8 @@ static void job_status(const struct scontrol_opts *o, const json_t *j)
         nl();
     }
     printf("Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%lld:%lld",
-           jget_bool(j, "requeue", false), (long long)jget_int(j, "restarts", 0),
+           jget_bool(j, "requeue", client_conf(PROG)->job_requeue),   /* JobRequeue: unset */
+           (long long)jget_int(j, "restarts", 0),
            (long long)jget_int(j, "exit_code", 0), (long long)jget_int(j, "exit_signal", 0));
     nl();
     if (o->details) {
