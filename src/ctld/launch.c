@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
 
@@ -141,7 +142,10 @@ static void signal_done(int status, json_t *body, void *arg)
     if (j && j->state == JOB_RUNNING && x->cancel && status != 200) {
         log_warnx("cancel of job %llu reached no agent (status %d)", (unsigned long long)j->id,
                   status);
-        job_end(x->c, j, JOB_CANCELLED, 0, 0, 0);
+        if (j->preempt)   /* a victim's end is its mode's */
+            preempt_job_end(x->c, j, 0, 0, 0);
+        else
+            job_end(x->c, j, JOB_CANCELLED, 0, 0, 0);
     }
     free(x);
 }
