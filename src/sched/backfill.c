@@ -178,17 +178,20 @@ static void bf_member(struct bf *b, const struct sched_job *j, struct sched_deci
     sched_limits_take(&b->limits, j);
 }
 
-/* A job that cannot start now: kept out by a maintenance, or waiting for
+/* A job that cannot start now: kept out by a reservation, or waiting for
  * the jobs it preempts. */
 static void bf_after(struct bf *b, const struct sched_job *j, struct sched_decision *d)
 {
     int64_t dur;
+    enum sched_reason r = SCHED_NONE;
 
     if (!b->nowv || (d->reason != SCHED_RESOURCES && d->reason != SCHED_PRIORITY))
         return;
     dur = sched_job_dur(b->in, j);
-    if (b->in->nresvs && sched_resv_maint_blocks(&b->ctx, b->nowv, j, b->now, dur))
-        d->reason = SCHED_RESV_MAINT;
+    if (b->in->nresvs)
+        r = sched_resv_blocks(&b->ctx, b->nowv, j, b->now, dur);
+    if (r != SCHED_NONE)
+        d->reason = r;
     else if (b->pp && sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d))
         d->reason = SCHED_RESOURCES;
 }

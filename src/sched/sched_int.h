@@ -183,9 +183,11 @@ bool sched_resv_hold(const struct sched_input *in, struct sched_free *v, size_t 
 enum sched_reason sched_resv_member(struct sched_ctx *c, const struct sched_free *now_view,
                                     struct sched_free *tmp, const struct sched_job *j,
                                     int64_t now, int64_t dur, struct sched_decision *d);
-/* Does only a MAINT reservation keep j from starting now in now_view? */
-bool sched_resv_maint_blocks(struct sched_ctx *c, const struct sched_free *now_view,
-                             const struct sched_job *j, int64_t now, int64_t dur);
+/* Do only reservations keep j from starting now in now_view? SCHED_RESV_MAINT
+ * if one of them has MAINT, SCHED_RESV_OTHER if not, SCHED_NONE if they
+ * are not what keeps it. */
+enum sched_reason sched_resv_blocks(struct sched_ctx *c, const struct sched_free *now_view,
+                                    const struct sched_job *j, int64_t now, int64_t dur);
 
 /* ---- Preemption (preempt.c) ----
  * Victims chosen in this pass are not chosen again. */

@@ -237,6 +237,9 @@ static void test_maint_window(void **state)
         assert_int_equal(c.out.d[1].reason, SCHED_NONE);
         if (policies[p] == SCHED_POLICY_BACKFILL)
             assert_true(c.out.d[0].start_estimate >= 4720);
+        c.resv[0].maint = false;   /* any other reservation: Slurm's other words */
+        cl_plan(&c, 1000);
+        assert_int_equal(c.out.d[0].reason, SCHED_RESV_OTHER);
         sched_output_free(&c.out);
     }
 }
