@@ -21,10 +21,11 @@ static const char *mode_word(int mode)
 }
 
 /* What the victim's end becomes: REQUEUE only for a job that may be
- * requeued (else CANCEL, as Slurm's). */
+ * requeued (else CANCEL, as Slurm's); a SUSPEND that could not be done
+ * loses the least work requeued. */
 static int end_mode(const struct ctld *c, const struct job *v, int mode)
 {
-    if ((mode & CONF_PM_REQUEUE) && preempt_may_requeue(c, v))
+    if ((mode & (CONF_PM_REQUEUE | CONF_PM_SUSPEND)) && preempt_may_requeue(c, v))
         return CONF_PM_REQUEUE;
     return CONF_PM_CANCEL;
 }
