@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "common/acct_keys.h"
+#include "common/conf.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 
@@ -30,6 +31,10 @@ static const struct acct_key keys[] = {
     { "DefaultQOS", "DefQOS", AK_NAME, A_ASSOC, 1 },
     { "Flags", "", AK_FLAGS, AK_QOS, 0 },
     { "UsageFactor", "", AK_FACTOR, AK_QOS, 0 },
+    { "Preempt", "", AK_QOSLIST, AK_QOS, 0 },
+    { "PreemptMode", "", AK_PMODE, AK_QOS, 0 },
+    { "GraceTime", "", AK_GRACE, AK_QOS, 0 },
+    { "PreemptExemptTime", "", AK_DURATION, AK_QOS, 0 },
     { "GrpJobs", "", AK_COUNT, A_ALL, 1 },
     { "GrpSubmitJobs", "GrpSubmit", AK_COUNT, A_ALL, 1 },
     { "GrpTRES", "", AK_TRES, A_ALL, 1 },
@@ -223,10 +228,51 @@ static json_t *count_parse(const char *t, const char *name, char *err, size_t er
     return v == -1 ? json_null() : json_integer(v);
 }
 
+static json_t *pmode_parse(const struct acct_key *k, const char *t, char *err, size_t errlen)
+{
+    int mode;
+    char buf[64];
+    if (conf_preempt_mode_parse(t, &mode, NULL, 0) < 0) {
+        snprintf(err, errlen, "Bad Preempt Mode given: %s=%s", k->name, t);
+        return NULL;
+    }
+    if (mode == CONF_PM_OFF)
+        return json_null();
+    conf_preempt_mode_name(mode, true, buf, sizeof buf);
+    return json_string(buf);
+}
+
+/* GraceTime: seconds; PreemptExemptTime: Slurm's time format. */
+static json_t *secs_parse(const struct acct_key *k, const char *t, char *err, size_t errlen)
+{
+    int64_t secs;
+    if (!strcmp(t, "-1"))
+        return json_null();
+    if (k->kind == AK_GRACE) {
+        json_t *v = count_parse(t, k->name, err, errlen);
+        if (v && json_integer_value(v) > 0x7fffffff) {
+            json_decref(v);
+            snprintf(err, errlen, "Bad %s value: %s", k->name, t);
+            return NULL;
+        }
+        return v;
+    }
+    if (timefmt_parse_secs(t, &secs) < 0) {
+        snprintf(err, errlen, "Bad %s time format: %s", k->name, t);
+        return NULL;
+    }
+    return json_integer(secs);
+}
+
 json_t *acct_value_parse(const struct acct_key *k, const char *t, char *err, size_t errlen)
 {
     int64_t mins;
     switch (k->kind) {
+    case AK_PMODE:
+        return pmode_parse(k, t, err, errlen);
+    case AK_GRACE:
+    case AK_DURATION:
+        return secs_parse(k, t, err, errlen);
     case AK_TEXT:
     case AK_NAME:
         return json_string(t);
@@ -318,12 +364,28 @@ static char *join(const json_t *a)
     return out;
 }
 
+/* Slurm's secs2time_str: "00:00:30", "1-00:00:00". */
+static char *secs_format(long long s)
+{
+    if (s >= 86400)
+        return xasprintf("%lld-%02lld:%02lld:%02lld", s / 86400, s / 3600 % 24, s / 60 % 60,
+                         s % 60);
+    return xasprintf("%02lld:%02lld:%02lld", s / 3600, s / 60 % 60, s % 60);
+}
+
 char *acct_value_format(const struct acct_key *k, const json_t *v)
 {
     char buf[64];
-    if (!v || json_is_null(v))
+    bool none = !v || json_is_null(v);
+    if (k->kind == AK_GRACE)   /* sacctmgr shows a QOS's grace even when never set */
+        return secs_format(none ? 0 : (long long)json_integer_value(v));
+    if (k->kind == AK_PMODE && none)
+        return xstrdup("cluster");
+    if (none)
         return xstrdup("");
     switch (k->kind) {
+    case AK_DURATION:
+        return secs_format((long long)json_integer_value(v));
     case AK_TRES:
         return acct_tres_format(v);
     case AK_WALL:

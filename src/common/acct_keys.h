@@ -23,6 +23,9 @@ enum acct_kind {
     AK_QOSLIST,   /* QOS=a,b; QOS+=c; QOS-=d */
     AK_FLAGS,     /* QOS Flags=DenyOnLimit,... */
     AK_ADMIN,     /* AdminLevel=None|Operator|Administrator */
+    AK_GRACE,     /* GraceTime: whole seconds, -1 clears */
+    AK_DURATION,  /* PreemptExemptTime: Slurm's time format, kept in seconds; -1 clears */
+    AK_PMODE,     /* PreemptMode=requeue, "suspend,gang"; off clears (the cluster's) */
 };
 
 enum { AK_ACCOUNT = 1, AK_USER = 2, AK_QOS = 4 };

@@ -372,6 +372,45 @@ static int set_part_state(struct parse *st, const struct key_def *k, void *base,
     return 0;
 }
 
+/* ---- preemption (the words: conf_preempt.c) ---- */
+
+static int set_preempt_type(struct parse *st, const struct key_def *k, void *base,
+                            const char *val)
+{
+    if (conf_preempt_type_parse(val, (int *)((char *)base + k->off)) < 0)
+        return perr(st, "invalid value '%s' for %s (preempt/none, preempt/qos, "
+                    "preempt/partition_prio)", val, k->key);
+    return 0;
+}
+
+static int set_preempt_mode(struct parse *st, const struct key_def *k, void *base,
+                            const char *val)
+{
+    char why[160];
+    if (conf_preempt_mode_parse(val, (int *)((char *)base + k->off), why, sizeof why) < 0)
+        return perr(st, "invalid value '%s' for %s: %s", val, k->key, why);
+    return 0;
+}
+
+static int set_preempt_params(struct parse *st, const struct key_def *k, void *base,
+                              const char *val)
+{
+    char why[200];
+    if (conf_preempt_params_parse(base, val, why, sizeof why) < 0)
+        return perr(st, "invalid value '%s' for %s: %s", val, k->key, why);
+    return 0;
+}
+
+/* Slurm's time format, kept in seconds. */
+static int set_secs(struct parse *st, const struct key_def *k, void *base, const char *val)
+{
+    int64_t v;
+    if (timefmt_parse_secs(val, &v) < 0)
+        return bad_value(st, k, val);
+    *(int64_t *)((char *)base + k->off) = v;
+    return 0;
+}
+
 /* ---- key tables ---- */
 
 #define C(f) offsetof(struct conf, f)
@@ -411,7 +450,7 @@ static const struct key_def conf_keys[] = {
     { "JobCompHost", NULL, 0 }, { "JobCompLoc", NULL, 0 }, { "JobCompPass", NULL, 0 },
     { "JobCompPort", NULL, 0 }, { "JobCompType", NULL, 0 }, { "JobCompUser", NULL, 0 },
     { "JobContainerType", NULL, 0 }, { "JobFileAppend", NULL, 0 },
-    { "JobRequeue", NULL, 0 }, { "JobSubmitPlugins", NULL, 0 },
+    { "JobRequeue", set_bool, C(job_requeue) }, { "JobSubmitPlugins", NULL, 0 },
     { "KillOnBadExit", NULL, 0 }, { "KillWait", set_int, C(kill_wait) },
     { "LaunchParameters", NULL, 0 }, { "Licenses", NULL, 0 }, { "LogTimeFormat", NULL, 0 },
     { "MailProg", NULL, 0 }, { "MaxArraySize", set_int, C(max_array_size) }, { "MaxDBDMsgs", NULL, 0 },
@@ -421,8 +460,10 @@ static const struct key_def conf_keys[] = {
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
     { "MessageTimeout", set_pos_int, C(msg_timeout) }, { "MinJobAge", set_int, C(min_job_age) },
     { "MpiDefault", set_str, C(mpi_default) }, { "MpiParams", NULL, 0 }, { "OverTimeLimit", NULL, 0 },
-    { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", NULL, 0 },
-    { "PreemptMode", NULL, 0 }, { "PreemptParameters", NULL, 0 }, { "PreemptType", NULL, 0 },
+    { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", set_secs, C(preempt_exempt_s) },
+    { "PreemptMode", set_preempt_mode, C(preempt_mode) },
+    { "PreemptParameters", set_preempt_params, 0 },
+    { "PreemptType", set_preempt_type, C(preempt_type) },
     { "PrEpParameters", NULL, 0 }, { "PrEpPlugins", NULL, 0 },
     { "PriorityCalcPeriod", set_limit, C(prio_calc_period_min) },
     { "PriorityDecayHalfLife", set_limit, C(prio_decay_half_life_min) },
@@ -500,14 +541,14 @@ static const struct key_def part_keys[] = {
     { "DefCpuPerGPU", NULL, 0 }, { "DefMemPerCPU", NULL, 0 }, { "DefMemPerGPU", NULL, 0 },
     { "DefMemPerNode", NULL, 0 }, { "DenyAccounts", NULL, 0 }, { "DenyQos", NULL, 0 },
     { "DisableRootJobs", NULL, 0 }, { "ExclusiveTopo", NULL, 0 },
-    { "ExclusiveUser", NULL, 0 }, { "GraceTime", NULL, 0 }, { "Hidden", NULL, 0 },
+    { "ExclusiveUser", NULL, 0 }, { "GraceTime", set_int, P(p.grace_time) }, { "Hidden", NULL, 0 },
     { "LLN", NULL, 0 }, { "MaxCPUsPerNode", NULL, 0 }, { "MaxCPUsPerSocket", NULL, 0 },
     { "MaxMemPerCPU", NULL, 0 }, { "MaxMemPerNode", NULL, 0 }, { "MaxNodes", NULL, 0 },
     { "MaxTime", set_limit, P(p.max_time_min) }, { "MinNodes", NULL, 0 },
     { "Nodes", set_str, P(nodes_expr) }, { "OverSubscribe", NULL, 0 },
-    { "OverTimeLimit", NULL, 0 }, { "PowerDownOnIdle", NULL, 0 }, { "PreemptMode", NULL, 0 },
+    { "OverTimeLimit", NULL, 0 }, { "PowerDownOnIdle", NULL, 0 }, { "PreemptMode", set_preempt_mode, P(p.preempt_mode) },
     { "Priority", NULL, 0 },
-    { "PriorityJobFactor", set_int, P(p.priority_job_factor) }, { "PriorityTier", NULL, 0 },
+    { "PriorityJobFactor", set_int, P(p.priority_job_factor) }, { "PriorityTier", set_int, P(p.priority_tier) },
     { "QOS", set_opt_str, P(p.qos) }, { "ReqResv", NULL, 0 }, { "ResumeTimeout", NULL, 0 },
     { "RootOnly", NULL, 0 }, { "SelectTypeParameters", NULL, 0 }, { "Shared", NULL, 0 },
     { "State", set_part_state, P(p) }, { "SuspendTime", NULL, 0 },
@@ -1147,6 +1188,8 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->prio_max_age_min = 7 * 1440;
     c->prio_decay_half_life_min = 7 * 1440;
     c->prio_calc_period_min = 5;
+    c->suspend_grace_s = 2;
+    c->job_requeue = true;
 }
 
 static void parse_init(struct parse *st, struct conf *c, char *err, size_t errlen)
@@ -1163,6 +1206,8 @@ static void parse_init(struct parse *st, struct conf *c, char *err, size_t errle
     st->part_dflt.p.default_time_min = -1;
     st->part_dflt.p.up = true;
     st->part_dflt.p.priority_job_factor = 1;
+    st->part_dflt.p.priority_tier = 1;
+    st->part_dflt.p.preempt_mode = CONF_PM_UNSET;
 }
 
 static void parse_done(struct parse *st)
@@ -1207,6 +1252,8 @@ struct conf *conf_load(const char *path, char *err, size_t errlen)
         fill_defaults(&st);
         rc = gres_load(&st);
     }
+    if (rc == 0)
+        rc = conf_preempt_check(c, err, errlen);
     parse_done(&st);
     if (rc < 0) {
         conf_destroy(c);

@@ -41,7 +41,22 @@ struct conf_part {
     int priority_job_factor;   /* PriorityJobFactor; default 1 */
     char *tres_billing_weights; /* TRESBillingWeights; NULL: Herd's default (docs/scheduling.md) */
     char *qos;             /* QOS: a QOS whose limits every job of the partition has too */
+    int priority_tier;     /* PriorityTier; default 1: preempt/partition_prio's rank */
+    int grace_time;        /* GraceTime seconds; default 0 */
+    int preempt_mode;      /* PreemptMode: CONF_PM_* bits; CONF_PM_UNSET: the cluster's */
 };
+
+/* PreemptType (conf_preempt.c). */
+enum conf_preempt_type { CONF_PT_NONE, CONF_PT_QOS, CONF_PT_PARTITION_PRIO };
+/* PreemptMode: OFF is 0; GANG, WITHIN and PRIORITY combine with one of the
+ * others ("SUSPEND,GANG"). */
+enum {
+    CONF_PM_OFF = 0, CONF_PM_SUSPEND = 1, CONF_PM_REQUEUE = 2, CONF_PM_CANCEL = 4,
+    CONF_PM_GANG = 8, CONF_PM_WITHIN = 16, CONF_PM_PRIORITY = 32,
+    CONF_PM_UNSET = -1,
+};
+/* PreemptParameters flags. */
+enum { CONF_PP_YOUNGEST_FIRST = 1, CONF_PP_STRICT_ORDER = 2, CONF_PP_SEND_USER_SIGNAL = 4 };
 
 struct conf {
     char *path;
@@ -87,6 +102,14 @@ struct conf {
     bool prio_favor_small;     /* PriorityFavorSmall */
     char *prio_flags;          /* PriorityFlags; NULL when none */
     bool prolog_contain;       /* PrologFlags has Contain (or X11): jobs get an extern step */
+    int preempt_type;          /* PreemptType: enum conf_preempt_type; default none */
+    int preempt_mode;          /* PreemptMode: CONF_PM_* bits; default OFF */
+    int64_t preempt_exempt_s;  /* PreemptExemptTime seconds; default 0 */
+    unsigned preempt_flags;    /* PreemptParameters: CONF_PP_* */
+    int suspend_grace_s;       /* PreemptParameters=suspend_grace_time; default 2 */
+    int64_t min_exempt_prio;   /* PreemptParameters=min_exempt_priority; default 0 (none) */
+    bool job_requeue;          /* JobRequeue: batch jobs may be requeued unless
+                                  --no-requeue; default 1 */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;
@@ -107,6 +130,18 @@ const struct conf_part *conf_part_default(const struct conf *c); /* NULL if none
  * when absent or not a number). */
 #define CONF_MAX_SCRIPT_SIZE (4 * 1024 * 1024)
 int64_t conf_max_script_size(const struct conf *c);
+
+/* conf_preempt.c: the preemption keys' words, both ways. The parsers
+ * return 0, or -1 on a value they do not know (err names it when given). */
+int conf_preempt_type_parse(const char *s, int *out);
+const char *conf_preempt_type_name(int t);
+int conf_preempt_mode_parse(const char *s, int *out, char *err, size_t errlen);
+/* "OFF", "REQUEUE", "GANG,SUSPEND"; lower: sacctmgr's "requeue" (OFF: "cluster"). */
+void conf_preempt_mode_name(int mode, bool lower, char *buf, size_t n);
+int conf_preempt_params_parse(struct conf *c, const char *s, char *err, size_t errlen);
+/* The keys together: a PreemptType other than none needs a PreemptMode
+ * other than OFF, as Slurm's. -1 with err "FILE: message". */
+int conf_preempt_check(const struct conf *c, char *err, size_t errlen);
 
 /* The slurm.conf the commands use: $SLURM_CONF, else /etc/herd/slurm.conf. */
 const char *conf_default_path(void);

@@ -48,15 +48,11 @@ static bool is_infinite(const char *s)
            strcmp(s, "-1") == 0;
 }
 
-int timefmt_parse_limit(const char *s, int64_t *minutes)
+int timefmt_parse_secs(const char *s, int64_t *out)
 {
     int64_t f[3], days = 0, secs;
     if (!s || !*s)
         return -1;
-    if (is_infinite(s)) {
-        *minutes = TIME_INFINITE;
-        return 0;
-    }
     const char *dash = strchr(s, '-');
     if (dash) {
         const char *p = s;
@@ -79,7 +75,19 @@ int timefmt_parse_limit(const char *s, int64_t *minutes)
         else
             secs = f[0] * 3600 + f[1] * 60 + f[2];
     }
-    secs += days * 86400;
+    *out = secs + days * 86400;
+    return 0;
+}
+
+int timefmt_parse_limit(const char *s, int64_t *minutes)
+{
+    int64_t secs;
+    if (s && is_infinite(s)) {
+        *minutes = TIME_INFINITE;
+        return 0;
+    }
+    if (timefmt_parse_secs(s, &secs) < 0)
+        return -1;
     *minutes = (secs + 59) / 60;
     return 0;
 }

@@ -14,6 +14,9 @@
  * Minutes, seconds rounded up (as Slurm). 0 ok, -1 on a malformed value. */
 int timefmt_parse_limit(const char *s, int64_t *minutes);
 
+/* The same forms, no UNLIMITED, in seconds (PreemptExemptTime). */
+int timefmt_parse_secs(const char *s, int64_t *secs);
+
 /* Elapsed seconds as squeue %M prints them: "0:00", "59:59", "1:00:00",
  * "1-00:00:00". Negative prints "INVALID". */
 void timefmt_elapsed(int64_t secs, char *buf, size_t n);

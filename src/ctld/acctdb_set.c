@@ -91,11 +91,47 @@ static void edit_list(json_t *obj, const char *key, json_t *v, char op)
     json_object_set_new(obj, key, out);
 }
 
+/* Does QOS `from` reach `to` through Preempt= lists (itself included)? */
+static bool preempt_reaches(const json_t *qos, const char *from, const char *to, int depth)
+{
+    if (!strcmp(from, to))
+        return true;
+    size_t i;
+    json_t *n;
+    json_array_foreach(json_object_get(json_object_get(qos, from), "Preempt"), i, n)
+        if (depth < 64 && preempt_reaches(qos, json_string_value(n), to, depth + 1))
+            return true;
+    return false;
+}
+
+/* A QOS that would preempt itself, directly or round a loop. */
+static int preempt_loop(const json_t *db, const json_t *list, const json_t *obj, char *err,
+                        size_t errlen)
+{
+    const json_t *qos = json_object_get(db, "qos");
+    const char *self = NULL, *name;
+    json_t *q;
+    json_object_foreach((json_t *)qos, name, q)
+        if (q == obj)
+            self = name;
+    size_t i;
+    json_array_foreach(list, i, q)
+        if (self && preempt_reaches(qos, json_string_value(q), self, 0)) {
+            snprintf(err, errlen, "QOS Preemption loop detected");
+            return -1;
+        }
+    return 0;
+}
+
 static int check(const json_t *db, const struct acct_key *k, const json_t *v, json_t *assoc,
                  char *err, size_t errlen)
 {
+    if (k->kind == AK_QOSLIST && qos_exist(db, v, err, errlen) < 0)
+        return -1;
+    if (k->kind == AK_QOSLIST && !strcmp(k->name, "Preempt"))
+        return preempt_loop(db, v, assoc, err, errlen);
     if (k->kind == AK_QOSLIST)
-        return qos_exist(db, v, err, errlen);
+        return 0;
     if (k->kind != AK_NAME)
         return 0;
     if (name_exists(db, k, json_string_value(v), err, errlen) < 0)

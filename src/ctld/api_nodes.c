@@ -10,6 +10,7 @@
 #include "common/xmalloc.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
@@ -214,7 +215,9 @@ void api_node_job_end(struct http_req *r)
         return;
     }
     take_usage(j, b);
-    if (j->requeue_pending) {   /* scontrol requeue: it ran, and goes back to the queue */
+    if (j->preempt)             /* a victim's end, whatever ended it: as its mode says */
+        preempt_job_end(c, j, code & 0xff, sig & 0x7f, when);
+    else if (j->requeue_pending) {   /* scontrol requeue: it ran, and goes back to the queue */
         j->exit_code = code & 0xff;   /* the run's end, as sacct -D shows it */
         j->exit_signal = sig & 0x7f;
         j->end_time = when;

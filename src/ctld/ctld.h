@@ -21,6 +21,11 @@
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
  *   sched_snap.c (the snapshot a pass plans on), sched_worker.c (the pass's
  *   thread), prio_glue.c (priority inputs), usage.c and assoc.c (fair share).
+ * - preemption (preempt.h): preempt_snap.c (who may preempt whom, as a
+ *   pass's snapshot says it), preempt.c (victims signalled, killed at the
+ *   end of their grace, requeued or ended PREEMPTED), preempt_conf.c (which
+ *   QOS, partition or cluster setting holds for a job), suspend.c
+ *   (PreemptMode=SUSPEND: suspend.h).
  * - accounting entities (acctdb.h): acctdb.c (the document), acctdb_seed.c
  *   (herd-assoc.conf, once), acctdb_edit.c, acctdb_set.c, acctdb_delete.c
  *   and acctdb_coord.c (sacctmgr's changes).
@@ -118,6 +123,8 @@ struct job {
     int end_node;              /* the node whose agent reported its last end; -1 none */
     bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
                                 * ID.extern step, as Slurm's (stored) */
+    struct job_preempt *preempt;   /* chosen as a victim, until its run ends: preempt.h;
+                                    * NULL otherwise */
 };
 
 struct node {

@@ -20,6 +20,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
@@ -125,6 +126,7 @@ void job_destroy(struct job *j)
     depend_free(j->deps);
     step_free_all(j->steps);
     json_decref(j->step_recs);
+    free(j->preempt);
     free(j);
 }
 
@@ -461,6 +463,7 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set_new(rec, "extern_step", json_true());
     if (j->stale_kill_at)
         json_object_set_new(rec, "stale_kill_at", json_integer(j->stale_kill_at));
+    preempt_record(j, rec);
     if (j->next_step)
         json_object_set_new(rec, "next_step", json_integer(j->next_step));
     if (j->step_recs)
@@ -539,6 +542,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->end_assumed = json_is_true(json_object_get(rec, "end_assumed"));
     j->extern_step = json_is_true(json_object_get(rec, "extern_step"));
     j->stale_kill_at = json_integer_value(json_object_get(rec, "stale_kill_at"));
+    preempt_from_record(j, rec);
     j->next_step = (int)json_integer_value(json_object_get(rec, "next_step"));
     json_t *steps = json_object_get(rec, "steps");
     j->step_recs = json_is_array(steps) ? json_deep_copy(steps) : NULL;
@@ -691,6 +695,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     }
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
+    preempt_job_json(c, j, o);
     if (j->begin_time)   /* the spec's, or a requeue's later one */
         json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     /* squeue -s and scontrol show step list a running job's steps */

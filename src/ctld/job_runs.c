@@ -1,6 +1,7 @@
 /*
  * job_runs: a requeue ends a run and starts the job over, as Slurm's does.
- * The run that ends is kept whole (the job's record then, state REQUEUED)
+ * The run that ends is kept whole (the job's record then, state REQUEUED,
+ * or PREEMPTED when a preemption requeued it)
  * in the store's runs table for `sacct -D`; the job goes back with a new
  * SubmitTime and, as Slurm, may not start again before the credentials of
  * the old run have expired (AuthInfo cred_expire + 1 s: Reason=BeginTime),
@@ -11,6 +12,7 @@
 #include "common/conf.h"
 #include "ctld/clock.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
 
@@ -22,7 +24,7 @@ void job_run_keep(struct ctld *c, struct job *j)
         j->end_time = ctld_now();   /* job_run_next clears it again */
     step_records_close(j);          /* its steps ended with it */
     json_t *rec = job_record(c, j);
-    json_object_set_new(rec, "state", json_string("REQUEUED"));
+    json_object_set_new(rec, "state", json_string(j->preempt ? "PREEMPTED" : "REQUEUED"));
     char *text = json_dumps(rec, JSON_COMPACT);
     if (text)
         store_run_add(c->store, j->id, j->restarts, text);

@@ -11,6 +11,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
 
@@ -141,7 +142,10 @@ static void signal_done(int status, json_t *body, void *arg)
     if (j && j->state == JOB_RUNNING && x->cancel && status != 200) {
         log_warnx("cancel of job %llu reached no agent (status %d)", (unsigned long long)j->id,
                   status);
-        job_end(x->c, j, JOB_CANCELLED, 0, 0, 0);
+        if (j->preempt)   /* a victim's end is its mode's */
+            preempt_job_end(x->c, j, 0, 0, 0);
+        else
+            job_end(x->c, j, JOB_CANCELLED, 0, 0, 0);
     }
     free(x);
 }
@@ -170,9 +174,9 @@ void launch_signal(struct ctld *c, struct job *j, int sig, bool cancel, enum sig
     if (!cancel && to == SIG_FULL)
         step_signal_all(c, j, sig, j->allocs[0].node);
     const struct conf_node *cn = c->nodes[j->allocs[0].node].conf;
-    json_t *body = json_pack("{s:I, s:i, s:b, s:b, s:b}", "job_id", (json_int_t)j->id, "signal",
-                             sig, "cancel", cancel, "batch", to == SIG_BATCH, "requeue",
-                             cancel && j->requeue_pending);
+    json_t *body = json_pack("{s:I, s:i, s:b, s:b, s:b, s:b}", "job_id", (json_int_t)j->id,
+                             "signal", sig, "cancel", cancel, "batch", to == SIG_BATCH, "requeue",
+                             cancel && j->requeue_pending, "preempt", cancel && j->preempt);
     http_call(c->base, c->conf->munge_socket, cn->addr, cn->port, "POST", "/v1/signal", body,
               RPC_TIMEOUT_S, signal_done, ctx_new(c, j, cancel));
 }

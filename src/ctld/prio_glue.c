@@ -16,6 +16,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/acctdb.h"
+#include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/store.h"
 
@@ -55,6 +56,7 @@ static int acctdb_open(const struct ctld *c, struct prio *p, char *err, size_t e
             store_doc_save(c->store, "acctdb", p->db);
     }
     assocs_build(&p->as, p->db);
+    preempt_qos_note(c);
     return 0;
 }
 
@@ -66,6 +68,7 @@ void prio_acctdb_replace(struct ctld *c, json_t *db)
     if (c->store)
         store_doc_save(c->store, "acctdb", db);
     assocs_build(&p->as, db);
+    preempt_qos_note(c);
 }
 
 static void prio_weights(const struct ctld *c, struct prio *p)

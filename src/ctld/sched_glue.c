@@ -18,6 +18,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
@@ -177,6 +178,8 @@ static void apply(struct ctld *c, struct sched_snap *s)
                 job_start(c, t, d->allocs, d->nallocs);
             continue;
         }
+        if (d->npreempt)
+            preempt_victims(c, j, d->preempt, d->npreempt);
         j->reason = d->reason;
         j->start_estimate = d->start_estimate;
         if (d->reason == SCHED_LIMIT && d->limit < s->limits.n) {

@@ -14,6 +14,7 @@
 #include "common/xmalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
 
@@ -144,6 +145,7 @@ struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
     copy_running(s, c);
     copy_pending(s, c);
     limits_snap(c, s);
+    preempt_snap(c, s);
     s->in.policy = c->policy;
     s->in.bf_window_s = c->bf_window_s;
     s->in.bf_resolution_s = c->bf_resolution_s;

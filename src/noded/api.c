@@ -48,6 +48,8 @@ static void on_signal(struct http_req *r)
     bool batch = json_is_true(json_object_get(r->body, "batch"));
     if (cancel && json_is_true(json_object_get(r->body, "requeue")))
         sig |= SUP_SIG_REQUEUE;   /* travels with the signal to the supervisor */
+    if (cancel && json_is_true(json_object_get(r->body, "preempt")))
+        sig |= SUP_SIG_PREEMPT;
     if (j->starting)
         launch_defer_signal(j, (int)sig, cancel, batch);
     else if (!j->ended)

@@ -16,6 +16,8 @@
 /* Or-ed into a cancel's signal (SIGTERM's value): the cancel is a requeue,
  * which the note in the job's output says. */
 #define SUP_SIG_REQUEUE 0x2000
+/* Or-ed into a cancel's signal: the cancel is a preemption's. */
+#define SUP_SIG_PREEMPT 0x4000
 
 /* argv as above; the process's exit code. */
 int supervisor_main(int argc, char **argv);

@@ -97,8 +97,8 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
     int sig = got == SIGUSR1 ? 0 : SIGTERM;
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     bool batch = (v & SUP_SIG_BATCH) != 0;
-    bool requeue = (v & SUP_SIG_REQUEUE) != 0;
-    v &= ~(SUP_SIG_BATCH | SUP_SIG_REQUEUE);
+    bool requeue = (v & SUP_SIG_REQUEUE) != 0, preempt = (v & SUP_SIG_PREEMPT) != 0;
+    v &= ~(SUP_SIG_BATCH | SUP_SIG_REQUEUE | SUP_SIG_PREEMPT);
     if (v > 0 && v < NSIG)
         sig = v;
     if (got == SIGUSR1) {
@@ -109,7 +109,8 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
         }
         return;
     }
-    end_job(s, "CANCELLED", requeue ? " DUE TO JOB REQUEUE" : "", sig);
+    end_job(s, "CANCELLED", preempt ? " DUE TO PREEMPTION" : requeue ? " DUE TO JOB REQUEUE" : "",
+            sig);
 }
 
 /* scontrol update TimeLimit= of the running job: minutes from its start

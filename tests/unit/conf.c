@@ -568,6 +568,60 @@ static void test_expand_node(void **state)
 
 /* PrologFlags: Contain, or X11 which implies it, gives jobs an extern step;
  * Slurm refuses a flag it does not know. */
+/* Preemption's keys: values kept, defaults, and each bad value named. */
+static void test_preempt_keys(void **state)
+{
+    (void)state;
+    struct conf *c = load("NodeName=n1\nPartitionName=lo Nodes=n1\n"
+                          "PartitionName=hi Nodes=n1 PriorityTier=2 GraceTime=30 "
+                          "PreemptMode=CANCEL\n");
+    assert_non_null(c);
+    assert_int_equal(c->preempt_type, CONF_PT_NONE);
+    assert_int_equal(c->preempt_mode, CONF_PM_OFF);
+    assert_true(c->job_requeue);
+    assert_int_equal(c->suspend_grace_s, 2);
+    assert_int_equal(c->parts[0].priority_tier, 1);
+    assert_int_equal(c->parts[0].preempt_mode, CONF_PM_UNSET);
+    assert_int_equal(c->parts[1].priority_tier, 2);
+    assert_int_equal(c->parts[1].grace_time, 30);
+    assert_int_equal(c->parts[1].preempt_mode, CONF_PM_CANCEL);
+    conf_destroy(c);
+    c = load("PreemptType=preempt/qos\nPreemptMode=suspend,gang\nPreemptExemptTime=1:30\n"
+             "PreemptParameters=youngest_first,send_user_signal,suspend_grace_time=5\n"
+             "JobRequeue=0\n");
+    assert_non_null(c);
+    assert_int_equal(c->preempt_type, CONF_PT_QOS);
+    assert_int_equal(c->preempt_mode, CONF_PM_SUSPEND | CONF_PM_GANG);
+    assert_int_equal(c->preempt_exempt_s, 90);
+    assert_int_equal(c->preempt_flags, CONF_PP_YOUNGEST_FIRST | CONF_PP_SEND_USER_SIGNAL);
+    assert_int_equal(c->suspend_grace_s, 5);
+    assert_false(c->job_requeue);
+    char buf[64];
+    conf_preempt_mode_name(c->preempt_mode, false, buf, sizeof buf);
+    assert_string_equal(buf, "GANG,SUSPEND");
+    conf_destroy(c);
+    load_fails("PreemptType=preempt/bogus\n", "slurm.conf", 1,
+               "invalid value 'preempt/bogus' for PreemptType (preempt/none, preempt/qos, "
+               "preempt/partition_prio)");
+    load_fails("PreemptMode=requeue,cancel\n", "slurm.conf", 1,
+               "invalid value 'requeue,cancel' for PreemptMode: PreemptMode 'requeue,cancel' "
+               "names more than one of OFF, CANCEL, REQUEUE and SUSPEND");
+    load_fails("PreemptMode=priority\n", "slurm.conf", 1,
+               "invalid value 'priority' for PreemptMode: PreemptMode=PRIORITY is not "
+               "supported by Herd");
+    load_fails("PreemptParameters=nope\n", "slurm.conf", 1,
+               "invalid value 'nope' for PreemptParameters: invalid PreemptParameters option "
+               "'nope' (youngest_first, strict_order, send_user_signal, suspend_grace_time=N, "
+               "min_exempt_priority=N)");
+    load_fails("PreemptExemptTime=soon\n", "slurm.conf", 1,
+               "invalid value 'soon' for PreemptExemptTime");
+    load_fails("NodeName=n1\nPartitionName=p Nodes=n1 PriorityTier=x\n", "slurm.conf", 2,
+               "invalid value 'x' for PriorityTier");
+    c = load("PreemptType=preempt/qos\n");
+    assert_null(c);
+    assert_non_null(strstr(fx->err, "PreemptType=preempt/qos needs a PreemptMode other than OFF"));
+}
+
 static void test_prolog_flags(void **state)
 {
     (void)state;
@@ -598,6 +652,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_defaults_inherit, setup, teardown),
         cmocka_unit_test_setup_teardown(test_gres, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prolog_flags, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_preempt_keys, setup, teardown),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_expand_node),
     };

@@ -58,7 +58,10 @@ static char *shown(const struct mgr *m, const struct acct_key *k)
     char err[128];
     json_t *v = acct_value_parse(k, given(m, k->name), err, sizeof err);
     char *s = k->kind == AK_FACTOR && json_is_real(v) ? xasprintf("%.4f", json_real_value(v))
-                                                       : acct_value_format(k, v);
+            : k->kind == AK_GRACE ? xasprintf("%lld", (long long)json_integer_value(v))
+                                  : acct_value_format(k, v);
+    for (char *p = s; k->kind == AK_PMODE && *p; p++)   /* add says REQUEUE, show requeue */
+        *p = (char)toupper((unsigned char)*p);
     json_decref(v);
     return s;
 }
@@ -71,10 +74,17 @@ static void names(const json_t *list)
         printf("  %s\n", json_string_value(v));
 }
 
+/* By name, as Slurm's add lists them, but for PreemptExemptTime, which it
+ * lists after PreemptMode. */
+static const char *sort_name(const struct acct_key *k)
+{
+    return strcmp(k->name, "PreemptExemptTime") ? k->name : "PreemptMode~";
+}
+
 static int key_cmp(const void *a, const void *b)
 {
-    return strcasecmp((*(const struct acct_key *const *)a)->name,
-                      (*(const struct acct_key *const *)b)->name);
+    return strcasecmp(sort_name(*(const struct acct_key *const *)a),
+                      sort_name(*(const struct acct_key *const *)b));
 }
 
 /* The association settings given ("Fairshare", limits), Parent last. */

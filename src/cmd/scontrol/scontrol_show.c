@@ -153,7 +153,8 @@ static void job_status(const struct scontrol_opts *o, const json_t *j)
         nl();
     }
     printf("Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%lld:%lld",
-           jget_bool(j, "requeue", false), (long long)jget_int(j, "restarts", 0),
+           jget_bool(j, "requeue", client_conf(PROG)->job_requeue),   /* JobRequeue: unset */
+           (long long)jget_int(j, "restarts", 0),
            (long long)jget_int(j, "exit_code", 0), (long long)jget_int(j, "exit_signal", 0));
     nl();
     if (o->details) {
@@ -192,6 +193,13 @@ static void job_times(const json_t *j)
     printf("StartTime=%s EndTime=%s Deadline=%s", when_str(start, a, sizeof a),
            when_str(end, b, sizeof b), dl ? when_str(dl, c2, sizeof c2) : "N/A");
     nl();
+    if (json_object_get(j, "preempt_eligible_time")) {   /* preemption on, and it started */
+        int64_t pt = jget_int(j, "preempt_time", 0);
+        printf("PreemptEligibleTime=%s PreemptTime=%s",
+               when_str(jget_int(j, "preempt_eligible_time", 0), a, sizeof a),
+               pt ? when_str(pt, b, sizeof b) : "None");
+        nl();
+    }
     printf("SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main",
            when_str(submit, a, sizeof a));
     nl();
@@ -614,18 +622,22 @@ static void part_print(const struct scontrol_opts *o, const json_t *p)
     nl();
     printf("AllocNodes=ALL Default=%s QoS=N/A", jget_bool(p, "default", false) ? "YES" : "NO");
     nl();
-    printf("DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=0 Hidden=NO",
-           dt < 0 ? "NONE" : mins_str(dt, a, sizeof a));
+    printf("DefaultTime=%s DisableRootJobs=NO ExclusiveUser=NO GraceTime=%d Hidden=NO",
+           dt < 0 ? "NONE" : mins_str(dt, a, sizeof a), cp ? cp->grace_time : 0);
     nl();
     printf("MaxNodes=UNLIMITED MaxTime=%s MinNodes=0 LLN=NO MaxCPUsPerNode=UNLIMITED",
            mins_str(jget_int(p, "max_time", -1), b, sizeof b));
     nl();
     printf("Nodes=%s", sget(p, "nodes"));
     nl();
-    printf("PriorityJobFactor=%d PriorityTier=1 RootOnly=NO ReqResv=NO OverSubscribe=NO",
-           cp ? cp->priority_job_factor : 1);
+    printf("PriorityJobFactor=%d PriorityTier=%d RootOnly=NO ReqResv=NO OverSubscribe=NO",
+           cp ? cp->priority_job_factor : 1, cp ? cp->priority_tier : 1);
     nl();
-    printf("OverTimeLimit=NONE PreemptMode=OFF");
+    /* a partition without its own PreemptMode shows the cluster's, as Slurm's */
+    conf_preempt_mode_name(cp && cp->preempt_mode != CONF_PM_UNSET ? cp->preempt_mode
+                                                                   : c->preempt_mode,
+                           false, m, sizeof m);
+    printf("OverTimeLimit=NONE PreemptMode=%s", m);
     nl();
     printf("State=%s TotalCPUs=%d TotalNodes=%d SelectTypeParameters=NONE",
            jget_bool(p, "up", true) ? "UP" : "DOWN", cpus, nodes);

@@ -123,6 +123,20 @@ MIN_GETTER(g_prio_half_life, x->c->prio_decay_half_life_min)
 MIN_GETTER(g_prio_calc, x->c->prio_calc_period_min)
 MIN_GETTER(g_prio_max_age, x->c->prio_max_age_min)
 
+INT_GETTER(g_job_requeue, x->c->job_requeue, "")
+STR_GETTER(g_preempt_type, conf_preempt_type_name(x->c->preempt_type))
+
+static const char *g_preempt_mode(struct cfgctx *x, char *buf, size_t n)
+{
+    conf_preempt_mode_name(x->c->preempt_mode, false, buf, n);
+    return buf;
+}
+
+static const char *g_preempt_exempt(struct cfgctx *x, char *buf, size_t n)
+{
+    return fmt_secs(buf, n, (long long)x->c->preempt_exempt_s);
+}
+
 static const char *g_boot_time(struct cfgctx *x, char *buf, size_t n)
 {
     timefmt_iso(x->boot_time, buf, n);

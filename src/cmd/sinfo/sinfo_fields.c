@@ -79,13 +79,30 @@ FIELD(f_version) { return xstrdup(SLURM_COMPAT_VERSION); }
  * no preemption, one priority tier, any node may allocate; %V is a
  * cluster's name only under -M, N/A otherwise. */
 FIELD(f_unlimited) { return xstrdup("UNLIMITED"); }
-FIELD(f_off) { return xstrdup("OFF"); }
 FIELD(f_all) { return xstrdup("all"); }
 
 FIELD(f_prio_job_factor)
 {
     const struct conf_part *cp = conf_part_find(client_conf("sinfo"), jget_str(G->part, "name", ""));
     return xasprintf("%d", cp ? cp->priority_job_factor : 1);
+}
+
+FIELD(f_prio_tier)
+{
+    const struct conf_part *cp = conf_part_find(client_conf("sinfo"), jget_str(G->part, "name", ""));
+    return xasprintf("%d", cp ? cp->priority_tier : 1);
+}
+
+/* The partition's PreemptMode, or the cluster's when it sets none. */
+FIELD(f_preempt_mode)
+{
+    const struct conf *c = client_conf("sinfo");
+    const struct conf_part *cp = conf_part_find(c, jget_str(G->part, "name", ""));
+    char buf[64];
+    conf_preempt_mode_name(cp && cp->preempt_mode != CONF_PM_UNSET ? cp->preempt_mode
+                                                                   : c->preempt_mode,
+                           false, buf, sizeof buf);
+    return xstrdup(buf);
 }
 
 FIELD(f_nodes_aiot)
@@ -220,7 +237,7 @@ const struct fmt_code sinfo_codes[] = {
     {'H', "TIMESTAMP", NODE, f_timestamp, NULL},
     {'I', "PRIO_JOB_FACTOR", PART, f_prio_job_factor, NULL},
     {'L', "DEFAULTTIME", PART, f_default_time, NULL},
-    {'M', "PREEMPT_MODE", PART, f_off, NULL},
+    {'M', "PREEMPT_MODE", PART, f_preempt_mode, NULL},
     {'N', "NODELIST", FMT_NOCUT_HEADER, f_node_list, NULL},
     {'O', "CPU_LOAD", NODE, f_na, NULL},
     {'P', "PARTITION", PART, f_partition, NULL},
@@ -244,7 +261,7 @@ const struct fmt_code sinfo_codes[] = {
     {'m', "MEMORY", NODE, f_memory, NULL},
     {'n', "HOSTNAMES", FMT_NOCUT_HEADER, f_node_list, NULL},
     {'o', "NODE_ADDR", NODE, f_node_addr, NULL},
-    {'p', "PRIO_TIER", PART, f_one, NULL},
+    {'p', "PRIO_TIER", PART, f_prio_tier, NULL},
     {'r', "ROOT", PART, f_root, NULL},
     {'s', "JOB_SIZE", PART, f_job_size, NULL},
     {'t', "STATE", NODE, f_state, NULL},

@@ -1,4 +1,4 @@
-#include "noded/jobsig.h"
+#include "common/jobsig.h"
 
 #include <signal.h>
 #include <stdlib.h>
