@@ -244,7 +244,7 @@ void api_job_update(struct http_req *r)
     struct job *j = api_path_own_job(r);
     if (!j)
         return;
-    if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && running_may(r->body)) &&
+    if (j->state != JOB_PENDING && !(job_holds_alloc(j) && running_may(r->body)) &&
         !must_be_pending(r, j))
         return;
     json_t *spec = update_spec(r, j);
@@ -253,7 +253,7 @@ void api_job_update(struct http_req *r)
     int status = 400, code = 0;
     char err[256];
     const char *nm = json_string_value(json_object_get(spec, "name"));
-    if (j->state == JOB_RUNNING) {      /* labels and the limit only: no new shape */
+    if (job_holds_alloc(j)) {      /* labels and the limit only: no new shape */
         free(j->name);
         j->name = xstrdup(nm && *nm ? nm : "sbatch");
         job_spec_set(j, spec);
@@ -290,7 +290,7 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
     size_t idx = node_index(c, n);
     struct job *j;
     JOB_FOREACH(c, j) {
-        for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++)
+        for (size_t k = 0; job_holds_alloc(j) && k < j->nallocs; k++)
             if (j->allocs[k].node == idx) {
                 launch_signal(c, j, SIGKILL, true, SIG_FULL);
                 break;
