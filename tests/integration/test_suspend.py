@@ -233,10 +233,10 @@ def pcluster(tmp_path_factory, users):
                                 "--set", "KillWait=2"] + PREEMPT_SET, prepare=two_tiers)
 
 
+@pytest.mark.skipif(not PREEMPTION_CONFIGURED,
+                    reason="set PREEMPTION_CONFIGURED once the preemption configuration is merged")
 def test_preemption_suspends_then_resumes(pcluster, workdir):
     c = pcluster
-    if not PREEMPTION_CONFIGURED:
-        pytest.skip("set PREEMPTION_CONFIGURED once the preemption configuration is merged")
     low, out = start_counter(c, workdir, ["-p", "low", "-c", "2"])
     high = c.sbatch(["-p", "high", "-c", "2"], cwd=workdir,
                     script="#!/bin/sh\nsleep 4\necho high done\n")
