@@ -334,8 +334,9 @@ void parts_load_state(struct ctld *c);
 
 /* Listeners of job changes, registered by main.c in this order (job_listen):
  * a pass is asked for (sched_glue.c), a started job is sent to its node
- * (launch.c), sbatch --wait's waiters answered (api_wait.c), dependencies
- * settled (depend.c). */
+ * (launch.c), a suspend or resume too and preemptors' ends resume what
+ * yielded to them (suspend.c), sbatch --wait's waiters answered
+ * (api_wait.c), dependencies settled (depend.c). */
 void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void launch_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void api_wait_on_job(struct ctld *c, struct job *j, enum job_event ev);
