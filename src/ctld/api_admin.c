@@ -95,6 +95,8 @@ void api_job_requeue(struct http_req *r)
         j->req.held_user = true;
         j->requeue_held = true;
     }
+    if (j->state == JOB_SUSPENDED)   /* as Slurm: it comes back held (JobHeldAdmin) */
+        j->req.held_admin = true;
     log_info("job %llu requeue requested by uid %u", (unsigned long long)j->id,
              (unsigned)r->who.uid);
     if (job_is_finished(j)) {

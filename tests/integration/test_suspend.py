@@ -56,6 +56,12 @@ def stays(path, secs=1.5):
     assert count(path) == first, f"{path} went on from {first} to {count(path)}"
 
 
+def to_secs(hms):
+    d, _, rest = hms.rpartition("-")
+    h, m, s = (int(x) for x in rest.split(":"))
+    return int(d or 0) * 86400 + h * 3600 + m * 60 + s
+
+
 def kv(text):
     out = {}
     for word in text.split():
@@ -159,9 +165,26 @@ def test_scancel_of_a_suspended_job(scluster, workdir):
     c.run(["scancel", str(j)])
     c.wait_state(j, "CANCELLED", timeout=20)
     wait_for(lambda: not pid_alive(pid), 10, f"the suspended job's shell {pid} to die")
+    # its Elapsed leaves the suspended second out, as Slurm's
+    el = c.run(["sacct", "-n", "-X", "-j", str(j), "-o", "elapsedraw"]).stdout.split()[0]
+    run = c.run(["scontrol", "show", "job", str(j)]).stdout
+    assert int(el) == to_secs(kv(run)["RunTime"]), (el, run)
     # "CANCELLED by 0", cut to the column as Slurm's
     assert c.run(["sacct", "-n", "-X", "-j", str(j), "-o", "state"]).stdout.split()[0] \
         == "CANCELLED+"
+
+
+def test_requeue_of_a_suspended_job_holds_it(scluster, workdir):
+    c = scluster
+    j, out = start_counter(c, workdir, ["--requeue"])
+    c.run(["scontrol", "suspend", str(j)])
+    c.run(["scontrol", "requeue", str(j)])
+    c.wait_state(j, "PENDING", timeout=20)
+    assert c.field(j, "%r") == "JobHeldAdmin"
+    f = show(c, j)
+    assert f["Restarts"] == "1" and f["SuspendTime"] == "None", f
+    c.run(["scancel", str(j)])
+    c.wait_state(j, "CANCELLED")
 
 
 def test_time_limit_moves_by_the_time_suspended(scluster, workdir):
