@@ -80,10 +80,13 @@ static void stop_done(int status, json_t *body, void *arg)
     struct stop_call *x = arg;
     struct job *j = job_find(x->c, x->id);
     (void)body;
-    if (status != 200)
+    if (status != 200 && status != 404)   /* 404: no process of it there (no step yet) */
         log_warnx("job %llu: the %s reached no agent (status %d)", (unsigned long long)x->id,
                   x->stop ? "suspend" : "resume", status);
-    else if (j && x->batch && (j->state == JOB_SUSPENDED) == x->stop)
+    /* a 404 before the launch was answered: the next registration that
+     * lists the job sends it again (suspend_reconcile) */
+    bool done = status == 200 || (status == 404 && j && j->launch == LAUNCH_ACKED);
+    if (done && j && x->batch && (j->state == JOB_SUSPENDED) == x->stop)
         j->suspend_acked = true;
     free(x);
 }
@@ -167,7 +170,8 @@ static void resume_yielded(struct ctld *c, const struct job *ended)
 
 void suspend_on_job(struct ctld *c, struct job *j, enum job_event ev)
 {
-    if ((ev == JOB_STOPPED || ev == JOB_RESUMED) && !j->alloc_only)
+    /* an allocation alone (salloc) has no supervisor: its steps' tasks stop */
+    if (ev == JOB_STOPPED || ev == JOB_RESUMED)
         tell_agents(c, j, ev == JOB_STOPPED);
     else if (ev == JOB_ENDED || ev == JOB_REQUEUED)
         resume_yielded(c, j);

@@ -108,6 +108,25 @@ def test_suspend_stops_and_resume_continues(scluster, workdir):
     c.wait_state(j, "CANCELLED")
 
 
+def test_suspend_stops_a_steps_tasks(scluster, workdir):
+    """srun's tasks are the agent's children, not the batch shell's: with
+    cgroups they are in the job's group, without they get SIGSTOP apart."""
+    c = scluster
+    out = os.path.join(workdir, f"stepcount-{time.monotonic_ns()}")
+    loop = COUNTER.format(out=out).split("\n", 2)[2]
+    script = "#!/bin/sh\nsrun sh -c '" + loop.strip().replace("'", "") + "'\n"
+    j = c.sbatch(["-o", out + ".log"], cwd=workdir, script=script)
+    c.wait_state(j, "RUNNING")
+    grows(out)
+    c.run(["scontrol", "suspend", str(j)])
+    time.sleep(0.5)
+    stays(out)
+    c.run(["scontrol", "resume", str(j)])
+    grows(out)
+    c.run(["scancel", str(j)])
+    c.wait_state(j, "CANCELLED")
+
+
 def test_errors_as_slurm(scluster, workdir):
     c = scluster
     j, out = start_counter(c, workdir)
