@@ -18,8 +18,8 @@
 #define SUP_SIG_REQUEUE 0x2000
 /* The value queued with SIGUSR1 suspends the job (its low 12 bits: seconds
  * between SIGTSTP and the stop, 0: stopped at once) or resumes it. */
-#define SUP_SIG_SUSPEND 0x4000
-#define SUP_SIG_RESUME 0x8000
+#define SUP_SIG_SUSPEND 0x10000
+#define SUP_SIG_RESUME 0x20000
 #define SUP_SIG_GRACE_MASK 0x0fff
 
 /* argv as above; the process's exit code. */
