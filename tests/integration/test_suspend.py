@@ -281,9 +281,10 @@ def test_preemption_suspends_then_resumes(pcluster, workdir):
     c = pcluster
     low, out = start_counter(c, workdir, ["-p", "low", "-c", "2"])
     high = c.sbatch(["-p", "high", "-c", "2"], cwd=workdir,
-                    script="#!/bin/sh\nsleep 4\necho high done\n")
+                    script="#!/bin/sh\nsleep 10\necho high done\n")
     c.wait_state(low, "SUSPENDED", timeout=30)
     c.wait_state(high, "RUNNING", timeout=30)
+    time.sleep(2.5)   # SIGTSTP, then the stop after suspend_grace_time (2 s)
     stays(out)
     c.wait_state(high, "COMPLETED", timeout=30)
     c.wait_state(low, "RUNNING", timeout=15)
