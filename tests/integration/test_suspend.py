@@ -13,7 +13,7 @@ import pytest
 
 from helpers import cluster_fixture, pid_alive, read, wait_file, wait_for
 
-UP = ["--nodes", "1", "--cpus-per-node", "4", "--mem-per-node", "4000",
+UP = ["--nodes", "1", "--cpus-per-node", "4", "--mem-per-node", "4000", "--gpus-per-node", "2",
       "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
 # without cgroups the agent stops every process of the job with SIGSTOP
 NO_CGROUP = ["--set", "ProctrackType=proctrack/linuxproc", "--set", "TaskPlugin=task/none"]
@@ -125,6 +125,22 @@ def test_suspend_stops_a_steps_tasks(scluster, workdir):
     grows(out)
     c.run(["scancel", str(j)])
     c.wait_state(j, "CANCELLED")
+
+
+def test_suspended_job_leaves_its_cpus_not_its_gpus(scluster, workdir):
+    c = scluster
+    a, out = start_counter(c, workdir, ["-c", "4", "--gres=gpu:2"])
+    c.run(["scontrol", "suspend", str(a)])
+    node = kv(c.run(["scontrol", "show", "node", "node1"]).stdout)
+    assert node["CPUAlloc"] == "0", node
+    cpus = c.sbatch(["-c", "4"], cwd=workdir, script="#!/bin/sh\nsleep 300\n")
+    gpu = c.sbatch(["-c", "1", "--gres=gpu:1"], cwd=workdir, script="#!/bin/sh\nsleep 300\n")
+    c.wait_state(cpus, "RUNNING", timeout=20)
+    time.sleep(3)
+    assert c.state(gpu) == "PENDING", "a job took the suspended job's GPUs"
+    c.run(["scancel", str(a), str(cpus), str(gpu)])
+    for j in (a, cpus, gpu):
+        c.wait_state(j, "CANCELLED")
 
 
 def test_errors_as_slurm(scluster, workdir):
