@@ -27,6 +27,7 @@
 #define ESLURM_ALREADY_DONE                       2021
 #define ESLURM_JOB_PENDING                        2024
 #define ESLURM_INVALID_FEATURE                    2029
+#define ESLURM_DISABLED                           2037
 #define ESLURM_DEPENDENCY                         2038
 #define ESLURM_INVALID_ACCOUNT                    2045
 #define ESLURM_ACCOUNTING_POLICY                  2050
@@ -34,6 +35,7 @@
 #define ESLURM_INVALID_QOS                        2066
 #define ESLURM_JOB_NOT_PENDING                    2073
 #define ESLURM_INVALID_ARRAY                      2081
+#define ESLURM_JOB_NOT_SUSPENDED                  2087
 #define ESLURM_INVALID_NICE                       2123
 
 #endif

@@ -27,6 +27,8 @@ static const struct http_route routes[] = {
     { "POST", "/v1/jobs/{}/hold", api_job_hold, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/release", api_job_release, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/requeue", api_job_requeue, HTTP_ROLE_USER },
+    { "POST", "/v1/jobs/{}/suspend", api_job_suspend, HTTP_ROLE_USER },
+    { "POST", "/v1/jobs/{}/resume", api_job_resume, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/update", api_job_update, HTTP_ROLE_USER },
     { "POST", "/v1/nodes/update", api_node_update, HTTP_ROLE_USER },
     { "POST", "/v1/partitions/update", api_part_update, HTTP_ROLE_USER },

@@ -62,6 +62,10 @@ void api_node_update(struct http_req *r);
 void api_part_update(struct http_req *r);
 void api_reconfigure(struct http_req *r);
 
+/* api_suspend.c (scontrol suspend, resume) */
+void api_job_suspend(struct http_req *r);
+void api_job_resume(struct http_req *r);
+
 /* api_nodes.c */
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);

@@ -95,6 +95,8 @@ void api_job_requeue(struct http_req *r)
         j->req.held_user = true;
         j->requeue_held = true;
     }
+    if (j->state == JOB_SUSPENDED)   /* as Slurm: it comes back held (JobHeldAdmin) */
+        j->req.held_admin = true;
     log_info("job %llu requeue requested by uid %u", (unsigned long long)j->id,
              (unsigned)r->who.uid);
     if (job_is_finished(j)) {
@@ -244,7 +246,7 @@ void api_job_update(struct http_req *r)
     struct job *j = api_path_own_job(r);
     if (!j)
         return;
-    if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && running_may(r->body)) &&
+    if (j->state != JOB_PENDING && !(job_holds_alloc(j) && running_may(r->body)) &&
         !must_be_pending(r, j))
         return;
     json_t *spec = update_spec(r, j);
@@ -253,7 +255,7 @@ void api_job_update(struct http_req *r)
     int status = 400, code = 0;
     char err[256];
     const char *nm = json_string_value(json_object_get(spec, "name"));
-    if (j->state == JOB_RUNNING) {      /* labels and the limit only: no new shape */
+    if (job_holds_alloc(j)) {      /* labels and the limit only: no new shape */
         free(j->name);
         j->name = xstrdup(nm && *nm ? nm : "sbatch");
         job_spec_set(j, spec);
@@ -290,7 +292,7 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
     size_t idx = node_index(c, n);
     struct job *j;
     JOB_FOREACH(c, j) {
-        for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++)
+        for (size_t k = 0; job_holds_alloc(j) && k < j->nallocs; k++)
             if (j->allocs[k].node == idx) {
                 launch_signal(c, j, SIGKILL, true, SIG_FULL);
                 break;

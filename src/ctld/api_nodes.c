@@ -12,6 +12,7 @@
 #include "ctld/ctld.h"
 #include "ctld/preempt.h"
 #include "ctld/store.h"
+#include "ctld/suspend.h"
 #include "common/slurm_errno.h"
 
 void api_nodes(struct http_req *r)
@@ -56,11 +57,12 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
     size_t idx = node_index(c, n);
     struct job *j;
     JOB_FOREACH(c, j) {
-        if (j->state != JOB_RUNNING || j->nallocs == 0 || j->allocs[0].node != idx ||
+        if (!job_holds_alloc(j) || j->nallocs == 0 || j->allocs[0].node != idx ||
             j->alloc_only)
             continue;
         if (listed(jobs, j->id)) {
             j->launch = LAUNCH_ACKED;
+            suspend_reconcile(c, j);
             continue;
         }
         if (j->launch == LAUNCH_NONE)
@@ -78,7 +80,7 @@ static bool stale(struct ctld *c, size_t idx, uint64_t id)
     const struct job *j = job_find(c, id);
     if (!j)
         return true;
-    if (j->state == JOB_RUNNING && j->nallocs > 0 && j->allocs[0].node == idx)
+    if (job_holds_alloc(j) && j->nallocs > 0 && j->allocs[0].node == idx)
         return false;
     return j->end_node != (int)idx;
 }
@@ -104,7 +106,7 @@ static void kill_stale(struct ctld *c, struct node *n, json_t *jobs)
             job_save(c, j);
         }
         log_warnx("node %s still runs job %llu, which %s: killing it", n->conf->name,
-                  (unsigned long long)id, !j ? "is unknown" : j->state == JOB_RUNNING
+                  (unsigned long long)id, !j ? "is unknown" : job_holds_alloc(j)
                   ? "runs elsewhere" : job_is_finished(j) ? "has ended" : "was requeued");
         launch_kill_stale(c, n, id);
     }
@@ -197,9 +199,9 @@ void api_node_job_end(struct http_req *r)
     }
     /* already recorded, or the end of an earlier run on another node (the
      * job was requeued and runs elsewhere now): changes nothing */
-    if (!j || j->state != JOB_RUNNING ||
+    if (!j || !job_holds_alloc(j) ||
         (from >= 0 && (j->nallocs == 0 || j->allocs[0].node != (size_t)from))) {
-        if (j && j->state == JOB_RUNNING)
+        if (j && job_holds_alloc(j))
             log_info("job %llu: end of its earlier run on %s ignored", (unsigned long long)j->id,
                      n->conf->name);
         http_reply(r, 200, NULL);

@@ -153,7 +153,7 @@ static size_t running_tasks(const struct ctld *c, uint64_t array_id)
     size_t n = 0;
     const struct job *j;
     JOB_FOREACH_FROM(c, j, array_id)
-        n += j->array_job_id == array_id && j->state == JOB_RUNNING;
+        n += j->array_job_id == array_id && job_holds_alloc(j);
     return n;
 }
 
@@ -431,7 +431,7 @@ void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary
             s->last_start = j->start_time;
         if (j->state == JOB_PENDING)
             s->waiting += array_is_meta(j) ? taskset_count(j->array->pending) : 1;
-        else if (j->state == JOB_RUNNING)
+        else if (job_holds_alloc(j))
             s->running++;
         else if (j->state != JOB_COMPLETED)
             s->failed++;

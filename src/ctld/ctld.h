@@ -29,6 +29,9 @@
  * - accounting entities (acctdb.h): acctdb.c (the document), acctdb_seed.c
  *   (herd-assoc.conf, once), acctdb_edit.c, acctdb_set.c, acctdb_delete.c
  *   and acctdb_coord.c (sacctmgr's changes).
+ * - suspend and resume (suspend.h): suspend.c (scontrol suspend/resume,
+ *   preemption by suspension, the agents told, the time a job was suspended),
+ *   api_suspend.c (their routes).
  * - limits (limits.h): limits.c (the pass's table), limits_src.c (which
  *   limits a job counts against), limits_admit.c and limits_submit.c (at
  *   submission), limits_words.c (Slurm's reason names, the words).
@@ -125,6 +128,15 @@ struct job {
                                 * ID.extern step, as Slurm's (stored) */
     struct job_preempt *preempt;   /* chosen as a victim, until its run ends: preempt.h;
                                     * NULL otherwise */
+    /* suspend.c: scontrol suspend/resume and PreemptMode=SUSPEND (stored) */
+    int64_t suspend_time;      /* SuspendTime: its last suspend or resume; 0: never */
+    int64_t pre_suspend_s;     /* SecsPreSuspend: its run time when last suspended */
+    int64_t suspended_s;       /* seconds suspended, over ended suspensions: its time
+                                * limit and run time leave them out */
+    uint64_t yielded_to;       /* suspended by a preemption: the preemptor, whose end
+                                * resumes it; SUSPEND_YIELD_DONE: that one is gone */
+    bool suspend_acked;        /* the agents answered its last suspend or resume (not
+                                * stored: after a restart it is sent again) */
 };
 
 struct node {
@@ -148,6 +160,8 @@ enum job_event {
     JOB_ENDED,
     JOB_REQUEUED,          /* back in the queue */
     JOB_UPDATED,           /* still pending; its request, hold or eligibility changed */
+    JOB_STOPPED,           /* suspended: holds its GPUs and memory, not its CPUs */
+    JOB_RESUMED,           /* running again after a suspension */
 };
 struct ctld;
 typedef void (*job_listener_fn)(struct ctld *c, struct job *j, enum job_event ev);
@@ -206,6 +220,9 @@ struct ctld {
 /* job.c */
 const char *job_state_name(enum job_state s);
 bool job_is_finished(const struct job *j);
+/* Running or suspended: it holds an allocation (a suspended one its GPUs
+ * and memory; its CPUs are free to others, as for the scheduling core). */
+bool job_holds_alloc(const struct job *j);
 /* The job table: every job held, by ascending id (finished ones until
  * MinJobAge). It is walked with JOB_FOREACH, or JOB_FOREACH_FROM the first
  * id >= from (an array's tasks all follow its meta job); the body may change
@@ -257,6 +274,10 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when);
 void job_requeue(struct ctld *c, struct job *j);
+/* A running job suspended (its processes stop), and a suspended one
+ * running again; yielded_to says whether a preemption did it. */
+void job_suspended(struct ctld *c, struct job *j);
+void job_resumed(struct ctld *c, struct job *j);
 /* job_runs.c, from job_requeue: the run that ends kept for sacct -D, and
  * the job made ready for the next (SubmitTime, BeginTime, steps cleared). */
 void job_run_keep(struct ctld *c, struct job *j);
@@ -320,8 +341,9 @@ void parts_load_state(struct ctld *c);
 
 /* Listeners of job changes, registered by main.c in this order (job_listen):
  * a pass is asked for (sched_glue.c), a started job is sent to its node
- * (launch.c), sbatch --wait's waiters answered (api_wait.c), dependencies
- * settled (depend.c). */
+ * (launch.c), a suspend or resume too and preemptors' ends resume what
+ * yielded to them (suspend.c), sbatch --wait's waiters answered
+ * (api_wait.c), dependencies settled (depend.c). */
 void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void launch_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void api_wait_on_job(struct ctld *c, struct job *j, enum job_event ev);

@@ -213,7 +213,7 @@ void depend_record_read(struct ctld *c, struct job *j, json_t *rec)
 
 static enum dep_state by_state(enum dep_type t, enum job_state st)
 {
-    bool ended = st != JOB_PENDING && st != JOB_RUNNING;
+    bool ended = st != JOB_PENDING && st != JOB_RUNNING && st != JOB_SUSPENDED;
     switch (t) {
     case DEP_AFTER: return st != JOB_PENDING ? DEP_MET : DEP_WAIT;
     case DEP_AFTERANY: return ended ? DEP_MET : DEP_WAIT;
@@ -312,7 +312,7 @@ static bool singleton_blocked(const struct ctld *c, const struct job *j)
     JOB_FOREACH(c, o) {
         if (o == j || o->uid != j->uid || strcmp(o->name, j->name) != 0)
             continue;
-        if (o->state == JOB_RUNNING || (o->state == JOB_PENDING && o->id < j->id))
+        if (job_holds_alloc(o) || (o->state == JOB_PENDING && o->id < j->id))
             return true;
     }
     return false;

@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/preempt.h"
 #include "ctld/step.h"
+#include "ctld/suspend.h"
 
 static void check_nodes(struct ctld *c, int64_t now)
 {
@@ -31,7 +32,7 @@ static void check_allocations(struct ctld *c, int64_t now)
     struct job *j;
     JOB_FOREACH(c, j) {
         if (j->alloc_only && j->state == JOB_RUNNING && j->time_limit >= 0 &&
-            now >= j->start_time + j->time_limit * 60) {
+            now >= suspend_end_time(j, now)) {
             log_info("job %llu: allocation reached its time limit", (unsigned long long)j->id);
             step_signal_all(c, j, SIGKILL, SIZE_MAX);
             job_end(c, j, JOB_TIMEOUT, 0, 0, now);

@@ -24,6 +24,7 @@
 #include "ctld/prio.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
+#include "ctld/suspend.h"
 #include "common/slurm_errno.h"
 
 static const char *state_names[] = {
@@ -50,6 +51,11 @@ int job_state_parse(const char *s)
 bool job_is_finished(const struct job *j)
 {
     return j->state != JOB_PENDING && j->state != JOB_RUNNING && j->state != JOB_SUSPENDED;
+}
+
+bool job_holds_alloc(const struct job *j)
+{
+    return j->state == JOB_RUNNING || j->state == JOB_SUSPENDED;
 }
 
 size_t job_first_at(const struct ctld *c, uint64_t from)
@@ -472,6 +478,7 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set(rec, "usage", j->usage);
     array_record_add(j, rec);
     depend_record_add(j, rec);
+    suspend_record_add(j, rec);
     /* for accounting (sacct): what the job was, as resolved at submission */
     json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
                                           c->conf->parts[j->part].name, "time_limit",
@@ -553,6 +560,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
         restore_allocs(c, j, json_object_get(rec, "allocs"));
     array_record_read(j, rec);
     depend_record_read(c, j, rec);
+    suspend_record_read(j, rec);
     return j;
 }
 
@@ -700,9 +708,10 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
         json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     /* squeue -s and scontrol show step list a running job's steps */
     json_object_set_new(o, "extern_step", json_boolean(j->extern_step));
-    if (j->step_recs && j->state == JOB_RUNNING)
+    if (j->step_recs && job_holds_alloc(j))
         json_object_set_new(o, "steps", step_running_json(j));
     array_json_add(j, o);
+    suspend_json_add(j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
     free(dep);
@@ -772,6 +781,8 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     j->exit_code = exit_code;
     j->exit_signal = exit_signal;
     j->end_time = when ? when : ctld_now();
+    if (j->state == JOB_SUSPENDED)   /* its run time stops at the suspension */
+        j->suspended_s += j->end_time > j->suspend_time ? j->end_time - j->suspend_time : 0;
     if (!j->start_time)
         j->start_time = j->end_time;
     j->reason = SCHED_NONE;
@@ -804,11 +815,36 @@ void job_requeue(struct ctld *c, struct job *j)
     j->requeue_pending = false;
     j->end_assumed = false;
     j->stale_kill_at = 0;
+    suspend_clear(j);
     j->restarts++;
     job_run_next(c, j);
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     job_changed(c, j, JOB_REQUEUED);
+}
+
+void job_suspended(struct ctld *c, struct job *j)
+{
+    int64_t now = ctld_now();
+    j->pre_suspend_s = now - j->start_time - j->suspended_s;
+    j->suspend_time = now;
+    j->state = JOB_SUSPENDED;
+    job_save(c, j);
+    log_info("job %llu suspended%s", (unsigned long long)j->id,
+             j->yielded_to ? " by a preemption" : "");
+    job_changed(c, j, JOB_STOPPED);
+}
+
+void job_resumed(struct ctld *c, struct job *j)
+{
+    int64_t now = ctld_now();
+    j->suspended_s += now > j->suspend_time ? now - j->suspend_time : 0;
+    j->suspend_time = now;
+    j->yielded_to = 0;
+    j->state = JOB_RUNNING;
+    job_save(c, j);
+    log_info("job %llu resumed", (unsigned long long)j->id);
+    job_changed(c, j, JOB_RESUMED);
 }
 
 int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *code, char *err,

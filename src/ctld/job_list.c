@@ -19,7 +19,7 @@
 enum key {
     K_OTHER, K_JOB_ID, K_USER_ID, K_GROUP_ID, K_USER_NAME, K_NAME, K_PARTITION, K_STATE,
     K_REASON, K_SUBMIT, K_START, K_END, K_TIME_LIMIT, K_PRIORITY, K_NUM_NODES, K_NODE_LIST,
-    K_START_ESTIMATE, K_ARRAY,
+    K_START_ESTIMATE, K_ARRAY, K_SUSPENDED, K_PRE_SUSPEND,
 };
 
 static const struct {
@@ -33,6 +33,7 @@ static const struct {
     { "priority", K_PRIORITY }, { "num_nodes", K_NUM_NODES }, { "node_list", K_NODE_LIST },
     { "start_estimate", K_START_ESTIMATE }, { "array_job_id", K_ARRAY },
     { "array_task_id", K_ARRAY }, { "array_task_str", K_ARRAY },
+    { "suspended_s", K_SUSPENDED }, { "pre_suspend_s", K_PRE_SUSPEND },
 };
 
 struct job_keys {
@@ -188,6 +189,8 @@ static bool fast_value(const struct ctld *c, const struct job *j, enum key k, co
     case K_SUBMIT: *v = (long long)j->submit_time; return true;
     case K_START: *v = (long long)j->start_time; return true;
     case K_END: *v = (long long)j->end_time; return true;
+    case K_SUSPENDED: *v = (long long)j->suspended_s; return true;
+    case K_PRE_SUSPEND: *v = (long long)j->pre_suspend_s; return true;
     case K_TIME_LIMIT: *v = (long long)j->time_limit; return true;
     case K_START_ESTIMATE: *v = (long long)j->start_estimate; return true;
     case K_PRIORITY: *v = (long long)(j->priority ? j->priority : 4294901760ULL - j->id); return true;

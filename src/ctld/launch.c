@@ -35,7 +35,7 @@ static void launch_done(int status, json_t *body, void *arg)
     struct call_ctx *x = arg;
     struct job *j = job_find(x->c, x->id);
     (void)body;
-    if (j && j->state == JOB_RUNNING && j->launch == LAUNCH_INFLIGHT) {
+    if (j && job_holds_alloc(j) && j->launch == LAUNCH_INFLIGHT) {
         if (status == 200) {
             j->launch = LAUNCH_ACKED;
             j->acked_at = ctld_now();
@@ -103,7 +103,7 @@ static void launch_now(void *arg)
 {
     struct call_ctx *x = arg;
     struct job *j = job_find(x->c, x->id);
-    if (!j || j->state != JOB_RUNNING || j->launch != LAUNCH_INFLIGHT) {
+    if (!j || !job_holds_alloc(j) || j->launch != LAUNCH_INFLIGHT) {
         free(x);
         return;
     }
@@ -139,7 +139,7 @@ static void signal_done(int status, json_t *body, void *arg)
     (void)body;
     /* A node that cannot be reached, or that does not know the job, cannot
      * end it: a cancel then ends it here. */
-    if (j && j->state == JOB_RUNNING && x->cancel && status != 200) {
+    if (j && job_holds_alloc(j) && x->cancel && status != 200) {
         log_warnx("cancel of job %llu reached no agent (status %d)", (unsigned long long)j->id,
                   status);
         if (j->preempt)   /* a victim's end is its mode's */

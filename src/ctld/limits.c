@@ -113,7 +113,7 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
     usage_update(c, prio_get(c), s->now);   /* what groups spent, for GrpTRESMins/GrpWall */
     const struct job *j;
     JOB_FOREACH(c, j)
-        if (j->state == JOB_RUNNING) {
+        if (job_holds_alloc(j)) {   /* a suspended job keeps its GPUs */
             w.j = j;
             limits_of_job(c, j, on_limit, &w);
         }

@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/suspend.h"
 #include "ctld/depend.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
@@ -141,6 +142,7 @@ static void setup(struct ctld *c)
     /* who hears of job changes, in this order: job.c's job_changed */
     job_listen(c, "scheduler", ctld_sched_on_job);
     job_listen(c, "node agents", launch_on_job);
+    job_listen(c, "suspensions", suspend_on_job);
     job_listen(c, "waiters", api_wait_on_job);
     job_listen(c, "dependencies", depend_on_job);
     nodes_init(c);

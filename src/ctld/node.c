@@ -48,11 +48,12 @@ struct node_usage *node_usage_get(const struct ctld *c)
     struct node_usage *u = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *u);
     const struct job *j;
     JOB_FOREACH(c, j) {
-        if (j->state != JOB_RUNNING)
+        if (!job_holds_alloc(j))
             continue;
         for (size_t k = 0; k < j->nallocs; k++) {
             const struct sched_alloc *a = &j->allocs[k];
-            u[a->node].cpus += a->cpus;
+            /* a suspended job's CPUs are free to others, as the core sees them */
+            u[a->node].cpus += j->state == JOB_SUSPENDED ? 0 : a->cpus;
             u[a->node].mem_mb += a->mem_mb;
             u[a->node].gpus += __builtin_popcountll(a->gpu_mask);
             u[a->node].gpu_mask |= a->gpu_mask;

@@ -27,7 +27,7 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool ass
     n->reason_uid = 0;
     struct job *j;
     JOB_FOREACH(c, j) {
-        if (j->state != JOB_RUNNING)
+        if (!job_holds_alloc(j))
             continue;
         bool here = false;
         for (size_t k = 0; k < j->nallocs && !here; k++)
@@ -70,7 +70,7 @@ void nodes_expect_running(struct ctld *c)
 {
     const struct job *j;
     JOB_FOREACH(c, j) {
-        for (size_t k = 0; j->state == JOB_RUNNING && k < j->nallocs; k++) {
+        for (size_t k = 0; job_holds_alloc(j) && k < j->nallocs; k++) {
             struct node *n = &c->nodes[j->allocs[k].node];
             n->registered = true;
             n->responding = false;

@@ -97,8 +97,6 @@ static void running_classes(const struct ctld *c, const struct classes *k, struc
         const struct job *j = job_find((struct ctld *)c, run[i].job_id);
         if (!j)
             continue;
-        run[i].suspended = j->state == JOB_SUSPENDED;
-        run[i].suspend = (preempt_job_mode(c, j) & CONF_PM_SUSPEND) != 0;
         /* in its grace, its class still says who may count it free */
         if (j->preempt) {
             run[i].preempting = true;

@@ -17,6 +17,7 @@
 #include "ctld/preempt.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
+#include "ctld/suspend.h"
 
 /* The copies of the pending jobs' lists and strings: a few blocks instead
  * of one allocation per job. */
@@ -68,7 +69,7 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
     size_t nrun = 0, nallocs = 0;
     const struct job *j;
     JOB_FOREACH(c, j)
-        if (j->state == JOB_RUNNING) {
+        if (job_holds_alloc(j)) {
             nrun++;
             nallocs += j->nallocs;
         }
@@ -76,14 +77,15 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
     s->allocs = xcalloc(nallocs ? nallocs : 1, sizeof *s->allocs);
     size_t r = 0, a = 0;
     JOB_FOREACH(c, j) {
-        if (j->state != JOB_RUNNING)
+        if (!job_holds_alloc(j))
             continue;
         memcpy(s->allocs + a, j->allocs, j->nallocs * sizeof *s->allocs);
-        run[r++] = (struct sched_running){
+        run[r] = (struct sched_running){
             .job_id = j->id, .allocs = s->allocs + a, .nallocs = j->nallocs,
             .exclusive = j->req.exclusive,
-            .end_time = j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : -1,
+            .end_time = suspend_end_time(j, s->now),
             .start_time = j->start_time };
+        suspend_snap_mark(c, j, &run[r++]);
         a += j->nallocs;
     }
     s->in.running = run;

@@ -284,7 +284,9 @@ static bool job_runs(struct http_req *r, const struct job *j)
 {
     if (j->state == JOB_RUNNING)
         return true;
-    if (j->state == JOB_PENDING)
+    if (j->state == JOB_SUSPENDED)   /* as Slurm: no new step until it resumes */
+        http_reply_error(r, 400, ESLURM_DISABLED, "Requested operation is presently disabled");
+    else if (j->state == JOB_PENDING)
         http_reply_error(r, 400, ESLURM_JOB_PENDING, "Job is pending execution");
     else
         http_reply_error(r, 400, ESLURM_ALREADY_DONE, "Job/step already completing or completed");

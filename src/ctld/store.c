@@ -418,6 +418,8 @@ static void acct_window(sqlite3_str *q, const struct store_acct_filter *f)
         if (f->states[i] == JOB_PENDING)
             sqlite3_str_appendall(q, " OR (+submit_time <= ?2 AND (start_time = 0 OR start_time"
                                      " >= ?1) AND (end_time = 0 OR end_time >= ?1))");
+        else if (f->states[i] == JOB_SUSPENDED)   /* suspended now: no end yet */
+            sqlite3_str_appendf(q, " OR state = %d", f->states[i]);
         else if (f->states[i] == JOB_RUNNING)
             sqlite3_str_appendall(q, " OR (start_time > 0 AND start_time <= ?2 AND (end_time = 0"
                                      " OR end_time >= ?1))");

@@ -53,7 +53,8 @@ void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch)
     if (j->sup_pid > 1 && sys->sigqueue(j->sup_pid, cancel ? SIGTERM : SIGUSR1,
                                    (union sigval){ .sival_int = v }) == 0)
         return;
-    sig &= ~(SUP_SIG_REQUEUE | SUP_SIG_PREEMPT);
+    sig = sig & SUP_SIG_SUSPEND ? SIGSTOP : sig & SUP_SIG_RESUME ? SIGCONT
+        : sig & ~(SUP_SIG_REQUEUE | SUP_SIG_PREEMPT);
     if (j->pgid > 1 && sig > 0)
         sys->kill(-j->pgid, sig);
 }

@@ -82,8 +82,16 @@ struct ajob *agent_job_add(struct agent *a, int64_t id);
 void agent_job_forget(struct agent *a, struct ajob *j);
 /* To the job's supervisor: a cancel (its first signal; the supervisor does
  * KillWait, SIGKILL, CANCELLED) or a plain signal, to the batch shell only
- * with batch; the job's process group where there is no supervisor. */
+ * with batch; the job's process group where there is no supervisor. sig
+ * may be a suspend or resume (SUP_SIG_SUSPEND, SUP_SIG_RESUME): the
+ * process group then gets SIGSTOP or SIGCONT. */
 void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch);
+
+/* jobstop.c: POST /v1/suspend, a job (and its steps here) suspended or resumed. */
+void agent_job_suspend_req(struct http_req *r);
+/* A job's steps here run again (thawed, SIGCONT), so that a kill reaches
+ * them: a frozen process dies only once thawed. */
+void agent_job_thaw_steps(struct agent *a, int64_t job_id);
 
 /* api.c: the routes herdd serves. */
 extern const struct http_route agent_routes[];

@@ -46,6 +46,8 @@ static void on_signal(struct http_req *r)
     log_info("job %lld: %s %d", (long long)j->id, cancel ? "cancel, first signal" : "signal",
              (int)sig);
     bool batch = json_is_true(json_object_get(r->body, "batch"));
+    if (cancel)
+        agent_job_thaw_steps(a, j->id);   /* the supervisor thaws the job itself */
     if (cancel && json_is_true(json_object_get(r->body, "requeue")))
         sig |= SUP_SIG_REQUEUE;   /* travels with the signal to the supervisor */
     if (cancel && json_is_true(json_object_get(r->body, "preempt")))
@@ -91,6 +93,7 @@ const struct http_route agent_routes[] = {
     { "POST", "/v1/timelimit", on_time_limit, HTTP_ROLE_ROOT },
     { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
     { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },
+    { "POST", "/v1/suspend", agent_job_suspend_req, HTTP_ROLE_ROOT },
     { "POST", "/v1/steps", step_launch, HTTP_ROLE_USER },
     { "POST", "/v1/steps/signal", step_signal, HTTP_ROLE_USER },
     { "POST", "/v1/steps/pmi", step_pmi_fence, HTTP_ROLE_USER },

@@ -260,12 +260,17 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-static void freeze(const struct jobcg *cg, bool on)
+static int freeze(const struct jobcg *cg, bool on)
 {
     if (cg->version == 1)
-        write_str(cg->dir[CG_FREEZER], "freezer.state", on ? "FROZEN" : "THAWED");
-    else
-        write_str(cg->dir[0], "cgroup.freeze", on ? "1" : "0");
+        return cg->dir[CG_FREEZER]
+            ? write_str(cg->dir[CG_FREEZER], "freezer.state", on ? "FROZEN" : "THAWED") : -1;
+    return write_str(cg->dir[0], "cgroup.freeze", on ? "1" : "0");
+}
+
+int jobcg_freeze(const struct jobcg *cg, bool on)
+{
+    return freeze(cg, on);
 }
 
 static size_t nprocs(const struct jobcg *cg)

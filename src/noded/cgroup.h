@@ -43,6 +43,9 @@ struct jobcg *jobcg_create(const char *mount, const struct jobcg_want *w, char *
 int jobcg_attach(const struct jobcg *cg, pid_t pid);
 /* Sends sig to every process of the job; the count signalled. */
 int jobcg_signal(const struct jobcg *cg, int sig);
+/* Freezes (on) or thaws every process of the job: v1's freezer.state, v2's
+ * cgroup.freeze. 0, or -1 when the kernel refused (no freezer here). */
+int jobcg_freeze(const struct jobcg *cg, bool on);
 /* Kills every process of the job (frozen first, so none can fork away) and
  * waits, bounded, until none is left. 0, or -1 when some remain. */
 int jobcg_kill_all(const struct jobcg *cg);

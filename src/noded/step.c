@@ -619,6 +619,8 @@ void step_signal(struct http_req *r)
         return;
     }
     struct astep *st = step_of_request(r);
+    if (st && json_integer_value(sig) == SIGKILL)
+        agent_job_thaw_steps(st->a, st->job_id);   /* a frozen task dies only once thawed */
     if (st) {
         kill_tasks(st, (int)json_integer_value(sig));
         http_reply(r, 200, NULL);

@@ -18,6 +18,11 @@
 #define SUP_SIG_REQUEUE 0x2000
 /* Or-ed into a cancel's signal: the cancel is a preemption's. */
 #define SUP_SIG_PREEMPT 0x4000
+/* The value queued with SIGUSR1 suspends the job (its low 12 bits: seconds
+ * between SIGTSTP and the stop, 0: stopped at once) or resumes it. */
+#define SUP_SIG_SUSPEND 0x10000
+#define SUP_SIG_RESUME 0x20000
+#define SUP_SIG_GRACE_MASK 0x0fff
 
 /* argv as above; the process's exit code. */
 int supervisor_main(int argc, char **argv);

@@ -64,6 +64,7 @@ static void end_job(struct sup *s, const char *reason, const char *why, int sig)
         }
         return;
     }
+    sup_resume(s);   /* a suspended job must run to take its signals */
     s->reason = reason;
     log_info("job %lld: %s, sending signal %d", (long long)s->js->job_id,
              strcmp(reason, "TIMEOUT") == 0 ? "time limit reached" : "cancelled", sig);
@@ -78,11 +79,14 @@ static void end_job(struct sup *s, const char *reason, const char *why, int sig)
 static struct timespec next_wait(const struct sup *s)
 {
     int64_t now = noded_now(), at = 0;
+    bool counting = !s->reason && !s->suspended_at;   /* its time limit runs */
     if (s->kill_at && !s->killed)
         at = s->kill_at;
-    else if (!s->reason && s->limit_at)
+    else if (counting && s->limit_at)
         at = s->limit_at;
-    if (!s->reason && s->warn_at && (!at || s->warn_at < at))
+    else if (s->stop_at)
+        at = s->stop_at;
+    if (counting && s->warn_at && (!at || s->warn_at < at))
         at = s->warn_at;
     int64_t d = at ? at - now : 60;
     struct timespec ts = { d < 0 ? 0 : d > 60 ? 60 : d, d <= 0 ? 10000000 : 0 };
@@ -98,6 +102,14 @@ static void on_signal(struct sup *s, int got, const siginfo_t *si)
     int v = si->si_code == SI_QUEUE ? si->si_value.sival_int : 0;
     bool batch = (v & SUP_SIG_BATCH) != 0;
     bool requeue = (v & SUP_SIG_REQUEUE) != 0, preempt = (v & SUP_SIG_PREEMPT) != 0;
+    if (got == SIGUSR1 && (v & SUP_SIG_SUSPEND)) {
+        sup_suspend(s, v & SUP_SIG_GRACE_MASK);
+        return;
+    }
+    if (got == SIGUSR1 && (v & SUP_SIG_RESUME)) {
+        sup_resume(s);
+        return;
+    }
     v &= ~(SUP_SIG_BATCH | SUP_SIG_REQUEUE | SUP_SIG_PREEMPT);
     if (v > 0 && v < NSIG)
         sig = v;
@@ -120,7 +132,7 @@ static void on_new_limit(struct sup *s, const siginfo_t *si)
     if (si->si_code != SI_QUEUE)
         return;
     int minutes = si->si_value.sival_int;
-    s->limit_at = minutes > 0 ? s->started + (int64_t)minutes * 60 : 0;
+    s->limit_at = minutes > 0 ? s->started + (int64_t)minutes * 60 + s->suspended_s : 0;
     if (s->warn.sig > 0 && s->warn_at) {
         int64_t at = s->limit_at - s->warn.before_s;
         s->warn_at = !s->limit_at ? 0 : at > s->started ? at : s->started;
@@ -131,6 +143,9 @@ static void on_new_limit(struct sup *s, const siginfo_t *si)
 static void check_deadlines(struct sup *s)
 {
     int64_t now = noded_now();
+    sup_stop_due(s);
+    if (s->suspended_at && !s->reason)
+        return;   /* suspended time does not count against the limit */
     if (!s->reason && s->warn_at && now >= s->warn_at) {
         log_info("job %lld: --signal %d, %d s before the time limit%s", (long long)s->js->job_id,
                  s->warn.sig, s->warn.before_s, s->warn.batch_only ? ", batch shell" : "");

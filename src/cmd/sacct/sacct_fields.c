@@ -68,7 +68,10 @@ int64_t sacct_elapsed(const json_t *rec, int64_t now)
     int64_t start = jget_int(rec, "start_time", 0), end = jget_int(rec, "end_time", 0);
     if (!start)
         return 0;
-    return (end ? end : now) - start;
+    /* a job's time suspended is not elapsed (its steps' records have none) */
+    if (!end && !strcmp(jget_str(rec, "state", ""), "SUSPENDED"))
+        return jget_int(rec, "pre_suspend_s", 0);
+    return (end ? end : now) - start - jget_int(rec, "suspended_s", 0);
 }
 
 char *sacct_nodelist(const json_t *rec, bool first_only)

@@ -1,7 +1,8 @@
 /*
  * scontrol: Slurm's administration command. `show` lives in scontrol_show.c;
  * this file reads the options and the command word and does the changes:
- * hold, uhold, release, requeue, update (jobs, nodes, partitions), ping,
+ * hold, uhold, release, requeue, suspend, resume, update (jobs, nodes,
+ * partitions), ping,
  * reconfigure. Words may be abbreviated and are case-insensitive, as Slurm's.
  */
 #include <getopt.h>
@@ -39,6 +40,7 @@ static void scontrol_usage(FILE *out)
             "  show job [ID] | node [NAME] | partition [NAME] | config\n"
             "  show hostnames [LIST] | hostlist NAMES\n"
             "  hold|uhold|release|requeue|requeuehold JOBID[,JOBID...]\n"
+            "  suspend|resume JOBID[,JOBID...]\n"
             "  update JobId=ID TimeLimit= Partition= NumNodes= Gres= Name= Nice= Comment=\n"
             "         WCKey= Account= StartTime=\n"
             "  update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=TEXT\n"
@@ -282,6 +284,14 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
         return job_action("requeue", false, false, argc - 1, argv + 1);
     if (!strcasecmp(w, "requeuehold"))
         return job_action("requeue", false, true, argc - 1, argv + 1);
+    bool stop = scontrol_word(w, "suspend", 2);
+    if (stop || scontrol_word(w, "resume", 3)) {
+        if (argc < 2) {   /* Slurm's words */
+            fprintf(stderr, "too few arguments for keyword:%s\n", w);
+            return 1;
+        }
+        return job_action(stop ? "suspend" : "resume", false, false, argc - 1, argv + 1);
+    }
     if (scontrol_word(w, "update", 1))
         return cmd_update(argc - 1, argv + 1);
     if (scontrol_word(w, "ping", 2))

@@ -169,9 +169,12 @@ static void job_times(const json_t *j)
     char a[64], b[64], c2[64];
     const char *st = jget_str(j, "state", "");
     bool pending = !strcmp(st, "PENDING"), running = !strcmp(st, "RUNNING");
+    bool suspended = !strcmp(st, "SUSPENDED");
     int64_t start = jget_int(j, "start_time", 0), end = jget_int(j, "end_time", 0);
     int64_t limit = jget_int(j, "time_limit", -1), submit = jget_int(j, "submit_time", 0);
-    int64_t run = pending ? 0 : (running ? now : end) - start;
+    /* as Slurm: the time suspended is not run time, and moves the end on */
+    int64_t away = jget_int(j, "suspended_s", 0), pre = jget_int(j, "pre_suspend_s", 0);
+    int64_t run = pending ? 0 : suspended ? pre : (running ? now : end) - start - away;
     printf("RunTime=%s TimeLimit=%s TimeMin=N/A", secs_str(run, a, sizeof a),
            mins_str(limit, b, sizeof b));
     nl();
@@ -187,8 +190,8 @@ static void job_times(const json_t *j)
         int64_t est = jget_int(j, "start_estimate", -1);
         start = est > 0 ? est : 0;
     }
-    if (pending || running)
-        end = start && limit >= 0 ? start + limit * 60 : 0;
+    if (pending || running || suspended)
+        end = start && limit >= 0 ? start + limit * 60 + away : 0;
     int64_t dl = jget_int(j, "deadline", 0);
     printf("StartTime=%s EndTime=%s Deadline=%s", when_str(start, a, sizeof a),
            when_str(end, b, sizeof b), dl ? when_str(dl, c2, sizeof c2) : "N/A");
@@ -200,7 +203,9 @@ static void job_times(const json_t *j)
                pt ? when_str(pt, b, sizeof b) : "None");
         nl();
     }
-    printf("SuspendTime=None SecsPreSuspend=0 LastSchedEval=%s Scheduler=Main",
+    int64_t susp = jget_int(j, "suspend_time", 0);
+    printf("SuspendTime=%s SecsPreSuspend=%lld LastSchedEval=%s Scheduler=Main",
+           susp ? when_str(susp, b, sizeof b) : "None", (long long)pre,
            when_str(submit, a, sizeof a));
     nl();
 }

@@ -38,15 +38,18 @@ static int64_t ctx_now(const void *ctx)
     return ((const struct squeue_ctx *)ctx)->now;
 }
 
-/* Slurm's job_time_used: 0 while pending, up to now while running. */
+/* Slurm's job_time_used: 0 while pending, up to now while running, what
+ * it ran before while suspended; the time suspended left out. */
 static int64_t job_time_used(const struct sq_row *job, int64_t now)
 {
     int64_t start = sq_int(job, SQ_START_TIME, 0), end = sq_int(job, SQ_END_TIME, 0);
     if (start == 0 || job_is(job, "PENDING"))
         return 0;
-    if (job_is(job, "RUNNING") || job_is(job, "SUSPENDED") || end == 0)
+    if (job_is(job, "SUSPENDED"))
+        return sq_int(job, SQ_PRE_SUSPEND_S, 0);
+    if (job_is(job, "RUNNING") || end == 0)
         end = now;
-    return end - start;
+    return end - start - sq_int(job, SQ_SUSPENDED_S, 0);
 }
 
 static const char *str_or_null(const struct sq_row *job, enum sq_key key)
@@ -282,7 +285,7 @@ FIELD(f_end)
     int64_t start = sq_int(rec, SQ_START_TIME, 0), now = ctx_now(ctx);
     bool running = job_is(rec, "RUNNING") || job_is(rec, "SUSPENDED");
     if (running && end == 0 && start && limit != TIME_INFINITE)
-        end = start + limit * 60;
+        end = start + limit * 60 + sq_int(rec, SQ_SUSPENDED_S, 0);
     if (limit == TIME_INFINITE && (end > now || (running && end == 0)))
         return "NONE";
     return time_field(end, b);
