@@ -159,3 +159,20 @@ void resv_snap(const struct ctld *c, struct sched_snap *s)
     }
     free(ids);
 }
+
+int resv_job_update_check(const struct ctld *c, const struct job *j, json_t *body, int *code,
+                          char *err, size_t errlen)
+{
+    const char *name = json_string_value(json_object_get(body, "reservation"));
+    if (!name || !*name)
+        return 0;
+    const struct resv *r = resv_find(c, name, false);
+    if (!r) {
+        *code = ESLURM_RESERVATION_INVALID;
+        snprintf(err, errlen, "Requested reservation is invalid");
+        return -1;
+    }
+    struct job as_if = *j;   /* the job as it would be: only read */
+    as_if.resv_id = r->id;
+    return resv_job_access(c, &as_if, j->user_name, code, err, errlen);
+}

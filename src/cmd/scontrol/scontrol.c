@@ -150,6 +150,7 @@ static int job_field(json_t *body, const char *kv)
         { "partition", "partition" }, { "name", "name" }, { "jobname", "name" },
         { "comment", "comment" }, { "wckey", "wckey" }, { "account", "account" },
         { "gres", "gres" }, { "tresperNode", "gres" }, { "dependency", "dependency" },
+        { "reservation", "reservation" },
     };
     if (!eq)
         return bad_value(kv);
