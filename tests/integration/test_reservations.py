@@ -214,7 +214,12 @@ def test_user_reservation(rc, workdir):
     assert j["reservation"] == "lab" and j["reservation_id"] > 0, j
     others = [rc.sbatch(["-c", "8"], cwd=workdir, script=SLEEP, user="herdtest2")
               for _ in range(2)]
-    rc.wait_state(others[0], "RUNNING")
+    try:
+        rc.wait_state(others[0], "RUNNING")
+    except BaseException:
+        print(rc.run(["squeue", "-t", "all", "-o", "%i %u %T %N %r"]).stdout)
+        print(rc.api("GET", "/v1/reservations?all=1"))
+        raise
     time.sleep(3)   # a pass or two: the second must not take node1
     assert rc.field(others[0], "%N") == "node2"
     assert rc.state(others[1]) == "PENDING", rc.job_debug(others[1])
