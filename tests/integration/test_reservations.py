@@ -126,6 +126,9 @@ def test_errors(rc, workdir):
          "scontrol: error: Invalid duration Duration=abc.  No reservation created.\n"),
         (["StartTime=now", "Duration=10", "Users=nosuchuser"],
          "Error creating the reservation: Invalid user id\n"),
+        (["StartTime=now", "Duration=10", "Accounts=nosuchacct"],
+         "Error creating the reservation: Invalid account or account/partition combination "
+         "specified\n"),
     ]
     for extra, err in cases:
         args = base + extra if not any(a.startswith("Users=") for a in extra) else \
