@@ -110,6 +110,9 @@ def test_unnamed_names_and_ids(rc):
     st, body = rc.api("GET", "/v1/reservations")
     nodes = sorted(r["nodes"] for r in body["reservations"])
     assert nodes == ["node1", "node2"], body   # NodeCnt picks a node no other one holds
+    # as slurm-ref: chosen nodes come from the default partition, which it shows
+    assert {r["partition"] for r in body["reservations"]} == {"debug"}, body
+    assert "Flags=SPEC_NODES" not in scontrol(rc, "show", "res").stdout
 
 
 def test_errors(rc, workdir):
