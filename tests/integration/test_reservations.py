@@ -214,6 +214,16 @@ def test_user_reservation(rc, workdir):
                 cwd=workdir, check=False)
     assert cp.stderr == ("sbatch: error: Batch job submission failed: Access denied to "
                          "requested reservation\n"), cp
+    # the directive and SBATCH_RESERVATION name it too
+    by_directive = rc.sbatch([], cwd=workdir, user="herdtest1",
+                             script="#!/bin/sh\n#SBATCH --reservation=lab\n#SBATCH -c 1\n"
+                                    "exec /bin/sleep 300\n")
+    by_env = rc.sbatch(["-c", "1"], cwd=workdir, script=SLEEP, user="herdtest1",
+                       extra_env={"SBATCH_RESERVATION": "lab"})
+    for j in (by_directive, by_env):
+        assert rc.api_job(j).get("reservation") == "lab", rc.job_debug(j)
+        rc.wait_state(j, "RUNNING")
+        assert rc.field(j, "%N") == "node1"
     rc.wait_state(mine, "RUNNING")
     assert rc.field(mine, "%N") == "node1"
     j = rc.api_job(mine)
@@ -276,6 +286,27 @@ def test_maint_window(rc, workdir):
     wait_for(lambda: reason(rc, long_job) == "ReqNodeNotAvail, Reserved for maintenance", 15,
              "the long job to wait for the maintenance")
     assert rc.state(long_job) == "PENDING"
+
+
+def test_recurring_and_purged(rc):
+    """HOURLY moves to its next hour when it ends; PURGE_COMP=1 goes once it
+    has had no job for a minute."""
+    assert scontrol(rc, "create", "res", "ReservationName=hourly", "StartTime=now",
+                    "Duration=1", "Nodes=node1", "Users=root", "Flags=HOURLY").returncode == 0
+    assert scontrol(rc, "create", "res", "ReservationName=purged", "StartTime=now",
+                    "Duration=10", "Nodes=node2", "Users=root",
+                    "Flags=PURGE_COMP=1").returncode == 0
+    st, body = rc.api("GET", "/v1/reservations/hourly")
+    first = body["reservations"][0]
+
+    def moved():
+        st, b = rc.api("GET", "/v1/reservations/hourly")
+        return b["reservations"][0]["start_time"] == first["start_time"] + 3600
+    wait_for(moved, 90, "the hourly reservation to move to its next hour")
+    wait_for(lambda: rc.api("GET", "/v1/reservations/purged")[0] == 404, 30,
+             "the PURGE_COMP reservation to go")
+    cp = scontrol(rc, "show", "res", "hourly")
+    assert "Flags=HOURLY,SPEC_NODES" in cp.stdout and "State=INACTIVE" in cp.stdout, cp.stdout
 
 
 def slurm_ref_ready():
