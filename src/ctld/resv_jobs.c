@@ -114,8 +114,10 @@ enum sched_reason resv_job_wait(const struct ctld *c, const struct job *j, int64
 void resv_job_json(const struct ctld *c, const struct job *j, json_t *o)
 {
     const struct resv *r = j->resv_id ? resv_by_id(c, j->resv_id) : NULL;
-    if (!r)
+    if (!r) {
+        json_object_del(o, "reservation");   /* the spec's "" after an update cleared it */
         return;
+    }
     json_object_set_new(o, "reservation", json_string(r->name));
     json_object_set_new(o, "reservation_id", json_integer(r->id));
 }
