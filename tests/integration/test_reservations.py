@@ -239,6 +239,15 @@ def test_user_reservation(rc, workdir):
     time.sleep(3)   # a pass or two: the second must not take node1
     assert rc.field(others[0], "%N") == "node2"
     assert rc.state(others[1]) == "PENDING", rc.job_debug(others[1])
+    # scontrol update job moves a pending job in, for a user the reservation is for
+    held = rc.sbatch(["-H"], cwd=workdir, script=SLEEP, user="herdtest1")
+    cp = scontrol(rc, "update", f"JobId={held}", "Reservation=lab", user="herdtest1")
+    assert cp.returncode == 0 and rc.api_job(held)["reservation"] == "lab", cp
+    theirs = rc.sbatch(["-H"], cwd=workdir, script=SLEEP, user="herdtest2")
+    cp = scontrol(rc, "update", f"JobId={theirs}", "Reservation=lab", user="herdtest2")
+    assert (cp.returncode, cp.stderr) == (    # as slurm-ref
+        1, f"Access denied to requested reservation for job {theirs}\n"), cp
+    assert "reservation" not in rc.api_job(theirs)
     # deleting it leaves its pending jobs pending, with Slurm's reason
     waiting = rc.sbatch(["--reservation=lab", "-c", "8"], cwd=workdir, script=SLEEP,
                         user="herdtest1")
