@@ -160,6 +160,10 @@ def test_errors(rc, workdir):
     cp = scontrol(rc, "create", "res", "ReservationName=ov", "StartTime=now+5minutes",
                   "Duration=10", "Nodes=node2", "Users=root", "Flags=IGNORE_JOBS,OVERLAP")
     assert cp.returncode == 0, cp
+    # the job IGNORE_JOBS let stay on node2 does not keep others off node1
+    other = rc.sbatch(["-c", "8"], cwd=workdir, script=SLEEP)
+    rc.wait_state(other, "RUNNING")
+    assert rc.field(other, "%N") == "node1"
     # only root (or SlurmUser) changes reservations
     cp = scontrol(rc, "create", "res", "StartTime=now+3hours", "Duration=10", "Nodes=node1",
                   "Users=root", user="herdtest1")
