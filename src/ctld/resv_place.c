@@ -133,8 +133,8 @@ static uint64_t gpus_free(const struct ctld *c, const struct resv *r, size_t i,
 static bool take_whole(const struct ctld *c, struct resv *r, const size_t *cand, size_t n,
                        const struct taken *t)
 {
-    size_t want = r->node_expr && strcasecmp(r->node_expr, "ALL") ? n
-                  : r->node_cnt ? (size_t)r->node_cnt : n;
+    bool listed = r->node_expr && strcasecmp(r->node_expr, "ALL") != 0;
+    size_t want = !listed && r->node_cnt ? (size_t)r->node_cnt : n;
     for (size_t k = 0; k < n && r->nholds < want; k++) {
         size_t i = cand[k];
         if (t[i].whole || t[i].cpus || t[i].gpu_mask) {
