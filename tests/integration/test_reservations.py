@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import cluster_fixture, pid_alive, run, wait_for
+from helpers import FINAL_STATES, cluster_fixture, pid_alive, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8", "--mem-per-node", "8000",
       "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
@@ -30,7 +30,10 @@ def rcluster(tmp_path_factory, users):
 def rc(rcluster):
     """The module's cluster, left with no reservations and no jobs."""
     yield rcluster
-    rcluster.cancel_all()
+    left = rcluster.cancel_all()
+    if left:
+        wait_for(lambda: all(rcluster.state(i) in FINAL_STATES | {""} for i in left), 30,
+                 f"jobs {left} to end after scancel")
     st, body = rcluster.api("GET", "/v1/reservations")
     for r in body.get("reservations", []):
         rcluster.run(["scontrol", "delete", "reservation", r["name"]], check=False)
