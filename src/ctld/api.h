@@ -65,6 +65,12 @@ void api_reconfigure(struct http_req *r);
 /* api_suspend.c (scontrol suspend, resume) */
 void api_job_suspend(struct http_req *r);
 void api_job_resume(struct http_req *r);
+/* api_resv.c (scontrol's reservations) */
+void api_resv_list(struct http_req *r);
+void api_resv_show(struct http_req *r);
+void api_resv_create(struct http_req *r);
+void api_resv_update(struct http_req *r);
+void api_resv_delete(struct http_req *r);
 
 /* api_nodes.c */
 void api_nodes(struct http_req *r);

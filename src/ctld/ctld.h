@@ -37,6 +37,10 @@
  *   submission), limits_words.c (Slurm's reason names, the words).
  * - the store: store.c (SQLite, group commit; the only SQL; rows in and out,
  *   no job objects), store_runs.c (past runs' rows).
+ * - advance reservations (resv.h): resv.c (the table, its clock), resv_parse.c
+ *   (scontrol's keys), resv_place.c (nodes and GPUs held, busy, overlaps),
+ *   resv_json.c (API object, record), resv_jobs.c (--reservation, what a
+ *   pass is told), api_resv.c (the routes), store_resv.c (its rows).
  * - routes: api.c (the one route table), api_check.c (the checks job
  *   requests share, the answer sent after commit), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
@@ -63,6 +67,7 @@ struct http_server;
 struct job_array;
 struct job_deps;
 struct job_step;
+struct resv_table;
 struct store;
 struct waiter;
 
@@ -137,6 +142,7 @@ struct job {
                                 * resumes it; SUSPEND_YIELD_DONE: that one is gone */
     bool suspend_acked;        /* the agents answered its last suspend or resume (not
                                 * stored: after a restart it is sent again) */
+    uint32_t resv_id;          /* --reservation: its ResvID (resv.h); 0 none */
 };
 
 struct node {
@@ -215,6 +221,7 @@ struct ctld {
     struct job_listener listeners[8];   /* who hears of job changes: job_listen */
     size_t nlisteners;
     size_t nmeta_jobs, capmeta_jobs;
+    struct resv_table *resvs;   /* advance reservations: resv.h */
 };
 
 /* job.c */

@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "ctld/ctld.h"
 #include "ctld/preempt.h"
+#include "ctld/resv.h"
 #include "ctld/step.h"
 #include "ctld/suspend.h"
 
@@ -50,6 +51,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     check_allocations(c, now);
     job_purge(c, now - c->conf->min_job_age);
     preempt_tick(c, now);
+    resv_tick(c, now);
     ctld_sched_tick(c, now);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue

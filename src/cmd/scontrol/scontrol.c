@@ -21,6 +21,7 @@
 #include "cmd/scontrol/scontrol.h"
 #include "common/conf.h"
 #include "common/rawstr.h"
+#include "common/slurm_errno.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 #include "client/clock.h"
@@ -45,10 +46,22 @@ static void scontrol_usage(FILE *out)
             "         WCKey= Account= StartTime=\n"
             "  update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=TEXT\n"
             "  update PartitionName=NAME State=UP|DOWN MaxTime= DefaultTime=\n"
+            "  create reservation StartTime= Duration=|EndTime= Users=|Accounts= Nodes=|NodeCnt=\n"
+            "         CoreCnt= TRES= PartitionName= Flags= ReservationName=\n"
+            "  update ReservationName=NAME KEY=VALUE... | delete reservation NAME\n"
+            "  show reservation [NAME]\n"
             "  ping | reconfigure | version\n");
 }
 
-/* POST path body; 0, or 1 with "MESSAGE for job ID" (Slurm's hold form) or
+/* Slurm's update names the job in a reservation's refusal only. */
+static bool per_job_error(const json_t *resp)
+{
+    int64_t code = jget_int(resp, "code", 0);
+    return code == ESLURM_RESERVATION_ACCESS || code == ESLURM_RESERVATION_INVALID;
+}
+
+/* POST path body; 0, or 1 with "MESSAGE for job ID" (Slurm's hold form;
+ * with a context, only for the errors Slurm names a job in) or
  * "CONTEXT: MESSAGE" printed. */
 static int post(const char *path, json_t *body, const char *job, const char *context)
 {
@@ -57,6 +70,8 @@ static int post(const char *path, json_t *body, const char *job, const char *con
     int st = client_call(PROG, "POST", path, body, &resp, err, sizeof err);
     const char *msg = st < 0 ? err : client_error_text(resp, st);
     int rc = st == 200 ? 0 : 1;
+    if (job && context && !(st > 0 && per_job_error(resp)))
+        job = NULL;
     if (rc && job)
         fprintf(stderr, "%s for job %s\n", msg, job);
     else if (rc)
@@ -148,6 +163,7 @@ static int job_field(json_t *body, const char *kv)
         { "partition", "partition" }, { "name", "name" }, { "jobname", "name" },
         { "comment", "comment" }, { "wckey", "wckey" }, { "account", "account" },
         { "gres", "gres" }, { "tresperNode", "gres" }, { "dependency", "dependency" },
+        { "reservation", "reservation" },
     };
     if (!eq)
         return bad_value(kv);
@@ -193,7 +209,7 @@ static int update_jobs(const char *idlist, int argc, char **argv)
     for (size_t i = 0; i < ids.n && !rc; i++) {
         char path[96];
         snprintf(path, sizeof path, PATH_JOB_UPDATE("%s"), ids.items[i]);
-        rc |= post(path, body, NULL, "slurm_update error");
+        rc |= post(path, body, ids.items[i], "slurm_update error");
     }
     strlist_clear(&ids);
     json_decref(body);
@@ -235,6 +251,8 @@ static int cmd_update(int argc, char **argv)
     static const struct field_map part_map[] = {
         { "State", "state", false }, { "MaxTime", "max_time", true },
         { "DefaultTime", "default_time", true }, { NULL, NULL, false } };
+    if (argc > 1 && scontrol_word(argv[0], "reservation", 3))
+        return scontrol_resv_update(argc - 1, argv + 1);
     if (argc < 1 || !strchr(argv[0], '=')) {
         cmd_error(PROG, "No JobId, NodeName or PartitionName given");
         return 1;
@@ -242,7 +260,9 @@ static int cmd_update(int argc, char **argv)
     const char *v = strchr(argv[0], '=') + 1;
     int rc;
     json_t *body = json_object();
-    if (!strncasecmp(argv[0], "JobId=", 6) || !strncasecmp(argv[0], "Job=", 4))
+    if (!strncasecmp(argv[0], "ReservationName=", 16))
+        rc = scontrol_resv_update(argc, argv);
+    else if (!strncasecmp(argv[0], "JobId=", 6) || !strncasecmp(argv[0], "Job=", 4))
         rc = update_jobs(v, argc - 1, argv + 1);
     else if (!strncasecmp(argv[0], "NodeName=", 9)) {
         json_object_set_new(body, "nodes", json_rawstr(v));
@@ -256,6 +276,28 @@ static int cmd_update(int argc, char **argv)
     }
     json_decref(body);
     return rc;
+}
+
+/* `create reservation Key=Value...` (also `create res`). */
+static int cmd_create(int argc, char **argv)
+{
+    if (argc < 1 || !scontrol_word(argv[0], "reservation", 3)) {
+        fprintf(stderr, "invalid keyword: %s\n", argc ? argv[0] : "create");
+        return 1;
+    }
+    return scontrol_resv_create(argc - 1, argv + 1);
+}
+
+/* `delete reservation NAME` or `delete ReservationName=NAME`. */
+static int cmd_delete(int argc, char **argv)
+{
+    const char *eq = argc > 0 ? strchr(argv[0], '=') : NULL;
+    if (eq && !strncasecmp(argv[0], "ReservationName=", 16))
+        return scontrol_resv_delete(argv[0], eq + 1);
+    if (argc > 1 && scontrol_word(argv[0], "reservation", 3))
+        return scontrol_resv_delete(argv[0], argv[1]);
+    fprintf(stderr, "invalid keyword: %s\n", argc ? argv[0] : "delete");
+    return 1;
 }
 
 static int cmd_ping(void)
@@ -294,6 +336,10 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
     }
     if (scontrol_word(w, "update", 1))
         return cmd_update(argc - 1, argv + 1);
+    if (scontrol_word(w, "create", 2))
+        return cmd_create(argc - 1, argv + 1);
+    if (scontrol_word(w, "delete", 3))
+        return cmd_delete(argc - 1, argv + 1);
     if (scontrol_word(w, "ping", 2))
         return cmd_ping();
     if (scontrol_word(w, "reconfigure", 3))
