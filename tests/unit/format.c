@@ -146,6 +146,17 @@ static void test_nodestate(void **state)
     node_names("MIXED+DRAIN", 2, "drng", "draining");
     node_names("DRAINING", 2, "drng", "draining");
     node_names("ALLOCATED+COMPLETING", 2, "comp", "completing");
+    /* in a reservation, as Slurm 22.05 prints them (slurm-ref) */
+    node_names("IDLE+MAINTENANCE+RESERVED", 0, "maint", "maint");
+    node_names("MIXED+MAINT", 1, "mix$", "mixed$");
+    node_names("ALLOCATED$", 64, "alloc$", "allocated$");
+    node_names("IDLE+RESERVED", 0, "resv", "reserved");
+    node_names("MIXED+RESERVED", 1, "mix", "mixed");
+    node_names("IDLE+DRAIN+MAINT", 0, "drain$", "drained$");
+    struct nodestate r;
+    nodestate_parse("IDLE", 0, &r);
+    nodestate_set_resv(&r, false, true);
+    assert_true(r.reserved && r.maint);
     struct nodestate a, b;
     nodestate_parse("IDLE+DRAIN", 0, &a);
     nodestate_parse("MIXED", 0, &b);
