@@ -314,6 +314,10 @@ static void job_shape(const struct scontrol_opts *o, const json_t *j)
     nl();
     printf("Features=%s DelayBoot=00:00:00", sget(j, "constraint"));
     nl();
+    if (*jget_str(j, "reservation", "")) {   /* Slurm prints the line only when set */
+        printf("Reservation=%s", jget_str(j, "reservation", ""));
+        nl();
+    }
     printf("OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
            jget_bool(j, "exclusive", false) ? "NO" : "OK");
     nl();
