@@ -76,5 +76,7 @@ int sr_cluster_utilization(const struct sreport *r);
 int sr_account_by_user(const struct sreport *r);
 int sr_user_by_account(const struct sreport *r, bool top);
 int sr_job_sizes(const struct sreport *r);
+/* sreport_resv.c: reservation Utilization */
+int sr_resv_utilization(const struct sreport *r);
 
 #endif
