@@ -154,12 +154,8 @@ static void put_row(const struct sr_table *t, const struct sreport *r,
     free(b);
 }
 
-int sr_resv_utilization(const struct sreport *r)
+void sr_resv_print(const struct sreport *r, const json_t *list)
 {
-    json_t *owner;
-    const json_t *list = resv_fetch(PROG, "sreport: error", 1, &owner);
-    if (!list)
-        return 1;
     size_t n;
     struct resv_use *uses = resv_uses(r, list, &n);
     bool combined = r->unit == U_MINPER || r->unit == U_SECPER || r->unit == U_HOURPER;
@@ -177,6 +173,14 @@ int sr_resv_utilization(const struct sreport *r)
             if (uses[i].held[r->tres[k]] >= 0)
                 put_row(&t, r, &uses[i], r->tres[k]);
     free(uses);
+}
+
+int sr_resv_utilization(const struct sreport *r)
+{
+    json_t *owner;
+    const json_t *list = resv_fetch(PROG, "sreport: error", 1, &owner);
+    if (list)
+        sr_resv_print(r, list);
     json_decref(owner);
-    return 0;
+    return list ? 0 : 1;
 }
