@@ -20,6 +20,7 @@
 #define ESLURM_ERROR_ON_DESC_TO_RECORD_COPY       2007   /* MaxJobCount reached */
 #define ESLURM_JOB_SCRIPT_MISSING                 2009
 #define ESLURM_PATHNAME_TOO_LONG                  2012
+#define ESLURM_USER_ID_MISSING                    2010
 #define ESLURM_REQUESTED_NODE_CONFIG_UNAVAILABLE  2014
 #define ESLURM_NODES_BUSY                         2016
 #define ESLURM_INVALID_JOB_ID                     2017
@@ -31,6 +32,11 @@
 #define ESLURM_INVALID_ACCOUNT                    2045
 #define ESLURM_ACCOUNTING_POLICY                  2050
 #define ESLURM_INVALID_TIME_LIMIT                 2051
+#define ESLURM_RESERVATION_ACCESS                 2052
+#define ESLURM_RESERVATION_INVALID                2053
+#define ESLURM_INVALID_TIME_VALUE                 2054
+#define ESLURM_RESERVATION_BUSY                   2055
+#define ESLURM_RESERVATION_OVERLAP                2058
 #define ESLURM_INVALID_QOS                        2066
 #define ESLURM_JOB_NOT_PENDING                    2073
 #define ESLURM_INVALID_ARRAY                      2081

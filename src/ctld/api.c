@@ -38,6 +38,11 @@ static const struct http_route routes[] = {
     { "GET", "/v1/accounting", api_accounting, HTTP_ROLE_USER },
     { "GET", "/v1/diag", api_diag, HTTP_ROLE_USER },
     { "POST", "/v1/diag/reset", api_diag_reset, HTTP_ROLE_USER },
+    { "GET", "/v1/reservations", api_resv_list, HTTP_ROLE_USER },
+    { "GET", "/v1/reservations/{}", api_resv_show, HTTP_ROLE_USER },
+    { "POST", "/v1/reservations", api_resv_create, HTTP_ROLE_USER },
+    { "POST", "/v1/reservations/{}", api_resv_update, HTTP_ROLE_USER },
+    { "DELETE", "/v1/reservations/{}", api_resv_delete, HTTP_ROLE_USER },
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },

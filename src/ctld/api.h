@@ -62,6 +62,13 @@ void api_node_update(struct http_req *r);
 void api_part_update(struct http_req *r);
 void api_reconfigure(struct http_req *r);
 
+/* api_resv.c (scontrol's reservations) */
+void api_resv_list(struct http_req *r);
+void api_resv_show(struct http_req *r);
+void api_resv_create(struct http_req *r);
+void api_resv_update(struct http_req *r);
+void api_resv_delete(struct http_req *r);
+
 /* api_nodes.c */
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);

@@ -29,6 +29,10 @@
  *   submission), limits_words.c (Slurm's reason names, the words).
  * - the store: store.c (SQLite, group commit; the only SQL; rows in and out,
  *   no job objects), store_runs.c (past runs' rows).
+ * - advance reservations (resv.h): resv.c (the table, its clock), resv_parse.c
+ *   (scontrol's keys), resv_place.c (nodes and GPUs held, busy, overlaps),
+ *   resv_json.c (API object, record), resv_jobs.c (--reservation, what a
+ *   pass is told), api_resv.c (the routes), store_resv.c (its rows).
  * - routes: api.c (the one route table), api_check.c (the checks job
  *   requests share, the answer sent after commit), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
@@ -55,6 +59,7 @@ struct http_server;
 struct job_array;
 struct job_deps;
 struct job_step;
+struct resv_table;
 struct store;
 struct waiter;
 
@@ -118,6 +123,7 @@ struct job {
     int end_node;              /* the node whose agent reported its last end; -1 none */
     bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
                                 * ID.extern step, as Slurm's (stored) */
+    uint32_t resv_id;          /* --reservation: its ResvID (resv.h); 0 none */
 };
 
 struct node {
@@ -194,6 +200,7 @@ struct ctld {
     struct job_listener listeners[8];   /* who hears of job changes: job_listen */
     size_t nlisteners;
     size_t nmeta_jobs, capmeta_jobs;
+    struct resv_table *resvs;   /* advance reservations: resv.h */
 };
 
 /* job.c */

@@ -12,6 +12,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/step.h"
 
 static void check_nodes(struct ctld *c, int64_t now)
@@ -47,6 +48,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     check_nodes(c, now);
     check_allocations(c, now);
     job_purge(c, now - c->conf->min_job_age);
+    resv_tick(c, now);
     ctld_sched_tick(c, now);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue

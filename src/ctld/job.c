@@ -21,6 +21,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/prio.h"
+#include "ctld/resv.h"
 #include "ctld/step.h"
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
@@ -301,6 +302,10 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
         p->status = 400;
         p->code = ESLURM_DEPENDENCY;
     }
+    if (!p->failed && resv_job_parse(c, j, spec, p->submit, &p->code, p->err, p->errlen) < 0) {
+        p->failed = true;
+        p->status = 400;
+    }
     if (p->failed) {
         job_destroy(j);
         return NULL;
@@ -405,6 +410,10 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
         fail(&p, 400, ESLURM_INVALID_NICE, "Invalid --nice value%s", "");
     if (j)
         check_feasible(c, &p, j);
+    if (j && !p.failed && resv_job_access(c, j, user, &p.code, err, errlen) < 0) {
+        p.failed = true;
+        p.status = 400;
+    }
     if (p.failed) {
         job_destroy(j);
         free(user);
@@ -469,6 +478,7 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
         json_object_set(rec, "usage", j->usage);
     array_record_add(j, rec);
     depend_record_add(j, rec);
+    resv_job_json(c, j, rec);
     /* for accounting (sacct): what the job was, as resolved at submission */
     json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
                                           c->conf->parts[j->part].name, "time_limit",
@@ -549,6 +559,8 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
         restore_allocs(c, j, json_object_get(rec, "allocs"));
     array_record_read(j, rec);
     depend_record_read(c, j, rec);
+    if (json_integer_value(json_object_get(rec, "reservation_id")) > 0)   /* by id: names recur */
+        j->resv_id = (uint32_t)json_integer_value(json_object_get(rec, "reservation_id"));
     return j;
 }
 
@@ -615,7 +627,7 @@ enum sched_reason job_wait_reason(const struct ctld *c, const struct job *j, int
         return d;
     if (j->begin_time > now)
         return SCHED_BEGIN_TIME;
-    return SCHED_NONE;
+    return resv_job_wait(c, j, now);
 }
 
 /* A job the pass skips (held, --begin, dependencies) is explained from its
@@ -698,6 +710,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     if (j->step_recs && j->state == JOB_RUNNING)
         json_object_set_new(o, "steps", step_running_json(j));
     array_json_add(j, o);
+    resv_job_json(c, j, o);
     char *dep = depend_str(c, j, ctld_now());
     json_object_set_new(o, "dependency", dep ? json_string(dep) : json_null());
     free(dep);
@@ -852,6 +865,7 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     j->begin_time = n->begin_time;
     j->deadline = n->deadline;
     j->requeue = n->requeue;
+    j->resv_id = n->resv_id;
     j->reason = SCHED_NONE;
     j->spec_gen++;
     n->spec = spec_old;

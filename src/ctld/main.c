@@ -23,6 +23,7 @@
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
 #include "ctld/prio.h"
+#include "ctld/resv.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
 
@@ -147,6 +148,7 @@ static void setup(struct ctld *c)
     nodes_load_state(c);
     build_sparts(c);
     parts_load_state(c);
+    resv_load_all(c);   /* jobs name theirs */
     job_load_all(c, ctld_now() - cf->min_job_age);
     if (prio_init(c, err, sizeof err) < 0)
         fatalx("%s", err);
@@ -179,6 +181,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     event_free(c->sched_ev);
     event_free(c->tick_ev);
     job_destroy_all(c);
+    resv_destroy_all(c);
     free(c->dep_jobs);
     free(c->meta_jobs);
     for (size_t i = 0; i < c->nnodes; i++)

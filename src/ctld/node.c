@@ -13,6 +13,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 
 void nodes_init(struct ctld *c)
 {
@@ -121,6 +122,7 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
     json_object_set_new(o, "reason_uid", json_integer((json_int_t)n->reason_uid));
     json_object_set_new(o, "weight", json_integer(cn->weight));
     json_object_set_new(o, "alloc_gpu_ids", gpu_indices(u[i].gpu_mask));
+    resv_node_json(c, i, o);
     return o;
 }
 

@@ -15,6 +15,7 @@
 #include "ctld/array.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
+#include "ctld/resv.h"
 #include "ctld/sched_snap.h"
 
 /* The copies of the pending jobs' lists and strings: a few blocks instead
@@ -144,6 +145,7 @@ struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
     copy_running(s, c);
     copy_pending(s, c);
     limits_snap(c, s);
+    resv_snap(c, s);
     s->in.policy = c->policy;
     s->in.bf_window_s = c->bf_window_s;
     s->in.bf_resolution_s = c->bf_resolution_s;
@@ -167,6 +169,8 @@ void ctld_sched_snap_free(struct sched_snap *s)
     free(s->allocs);
     free(s->gens);
     free(s->metas);
+    free(s->resvs);
+    free(s->resv_holds);
     limits_table_free(&s->limits);
     if (s->words)
         for (size_t i = 0; i < s->out.n; i++)

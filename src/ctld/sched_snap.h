@@ -26,6 +26,8 @@ struct sched_snap {
     struct sched_alloc *allocs;    /* the running jobs' allocations */
     struct arena_block *arena;
     struct limit_table limits; /* the limits the pending jobs count against */
+    struct sched_resv *resvs;  /* the reservations that matter now: resv_jobs.c */
+    struct sched_alloc *resv_holds;
     /* filled by the worker thread */
     struct sched_output out;
     char **words;              /* per decision: its reason in plain words; NULL none */

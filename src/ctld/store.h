@@ -73,4 +73,9 @@ uint64_t store_load_jobs(struct store *s, int64_t since, store_job_cb cb, void *
 void store_doc_save(struct store *s, const char *key, json_t *doc);
 json_t *store_doc_load(struct store *s, const char *key);
 
+/* store_resv.c: advance reservations' records (rec borrowed), and every
+ * one kept handed to cb by ascending id (NULL for a row that is not JSON). */
+void store_resv_save(struct store *s, uint32_t id, json_t *rec);
+void store_resv_load(struct store *s, store_job_cb cb, void *arg);
+
 #endif
