@@ -39,6 +39,10 @@ def create(c, *args):
     """scontrol create reservation ARGS; its name."""
     if not SCONTROL_RESV:
         body = dict(a.split("=", 1) for a in args)
+        m = re.fullmatch(r"now\+(\d+)(hour|days)", body.get("StartTime", ""))
+        if m:   # scontrol's work: the API takes "now" or a Unix time
+            body["StartTime"] = str(int(time.time()) + int(m.group(1)) *
+                                    (3600 if m.group(2) == "hour" else 86400))
         st, r = c.api("POST", "/v1/reservations", body)
         assert st == 200, (st, r)
         return r["name"]
