@@ -94,6 +94,9 @@ def test_maint_and_plain_reservation_states(rc):
         wait_for(lambda: states(c) == {"node1": ("resv", "reserved"),
                                        "node2": ("maint", "maint")},
                  20, "nodes shown in their reservations")
+        show = c.run(["scontrol", "show", "node", "node2"]).stdout
+        assert "   State=IDLE+MAINTENANCE+RESERVED " in show, show
+        assert "   State=IDLE+RESERVED " in c.run(["scontrol", "show", "node", "node1"]).stdout
         assert c.run(["sinfo", "-h", "-N", "-t", "maint", "-o", "%N"]).stdout == "node2\n"
         assert c.run(["sinfo", "-h", "-N", "-t", "resv", "-o", "%N"]).stdout == \
             "node1\nnode2\n"
