@@ -4,6 +4,7 @@ in a MAINT and in a plain reservation, a job's reservation in squeue,
 scontrol show job and sacct, and sreport reservation Utilization. The
 layouts are Slurm 22.05's (slurm-ref, 2026-12); where real Slurm runs on
 this machine, sinfo -T is compared with it line for line."""
+import json
 import os
 import re
 import shutil
@@ -110,6 +111,10 @@ def test_maint_and_plain_reservation_states(rc):
         assert c.field(j, "%v") == "fix"
         assert c.run(["squeue", "-h", "-R", "fix", "-o", "%i"]).stdout == f"{j}\n"
         assert c.run(["squeue", "-h", "-R", "lab", "-o", "%i"]).stdout == ""
+        assert c.run(["squeue", "-O", "reservation", "-j", str(j)]).stdout == \
+            f"{'RESERVATION':<20}\n{'fix':<20}\n"
+        jobs = json.loads(c.run(["squeue", "--json", "-j", str(j)]).stdout)["jobs"]
+        assert [x["resv_name"] for x in jobs] == ["fix"]
         show = c.run(["scontrol", "show", "job", str(j)]).stdout.splitlines()
         at = [i for i, l in enumerate(show) if l.startswith("   Features=")][0]
         assert show[at + 1] == "   Reservation=fix", show
@@ -117,6 +122,10 @@ def test_maint_and_plain_reservation_states(rc):
         out = c.run(["sacct", "-X", "-n", "-P", "-j", str(j), "-o",
                      "Reservation,ReservationId"]).stdout
         assert re.fullmatch(r"fix\|\d+\n", out), out
+        table = c.run(["sacct", "-X", "-j", str(j), "-o", "Reservation,ReservationId"]).stdout
+        assert table.splitlines()[:2] == ["         Reservation Reservat ",
+                                          "-------------------- -------- "], table
+        assert re.fullmatch(r" {17}fix +\d+ ", table.splitlines()[2]), table
         other = c.sbatch(["-w", "node1", "--reservation=lab"], cwd=c.wd,
                          script="#!/bin/sh\ntrue\n")
         c.wait_state(other, "COMPLETED", timeout=30)
