@@ -67,7 +67,6 @@ static const struct option srun_options[] = {
     {"partition", required_argument, NULL, 'p'},
     {"account", required_argument, NULL, 'A'},
     {"qos", required_argument, NULL, 'q'},
-    {"reservation", required_argument, NULL, OPT_IGNORED},
     {"export", required_argument, NULL, OPT_IGNORED},
     {"distribution", required_argument, NULL, 'm'},
     {"pty", no_argument, NULL, OPT_PTY},
@@ -236,7 +235,7 @@ static const char *const alloc_names[] = {
     "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
     "mem-per-gpu", "gres", "gpus", "gpus-per-node", "gpus-per-task", "cpus-per-gpu",
     "gpus-per-socket", "sockets-per-node", "ntasks-per-gpu", "gpu-bind", "exclusive", "comment", "begin", "hold",
-    "nice", "dependency", "reservation", NULL,
+    "nice", "dependency", NULL,
 };
 
 static const char *long_name(int c, int li)
