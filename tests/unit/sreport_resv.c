@@ -108,12 +108,27 @@ static void test_gpu_percent_parsable(void **state)
     free(got);
 }
 
+static void test_hourper_width(void **state)
+{
+    (void)state;
+    /* "N(P%)" columns are 29 wide (slurm-ref: -t hourper) */
+    struct sreport r = { .unit = U_HOURPER, .ntres = 1, .tres = { T_CPU }, .noheader = false };
+    char *got = report(&r);
+    assert_non_null(strstr(got,
+        "Usage reported in TRES Hours/Percentage of Total\n"));
+    assert_non_null(strstr(got,
+        "            cpu                      0(6.25%)                     2(93.75%) \n"));
+    assert_non_null(strstr(got, " ----------------------------- ----------------------------- \n"));
+    free(got);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_seconds),
         cmocka_unit_test(test_gpu_percent_parsable),
+        cmocka_unit_test(test_hourper_width),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
