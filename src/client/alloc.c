@@ -55,6 +55,11 @@ static json_t *alloc_spec(const char *prog, int argc, char **argv, const char *n
     json_t *spec = sbatch_opts_to_json(&o, &env);
     sbatch_opts_free(&o);
     json_object_set_new(spec, "allocation", json_true());
+    /* Slurm's input variables, when no option names one */
+    const char *resv = getenv(strcmp(prog, "salloc") == 0 ? "SALLOC_RESERVATION"
+                                                          : "SLURM_RESERVATION");
+    if (resv && *resv && !json_object_get(spec, "reservation"))
+        json_object_set_new(spec, "reservation", json_string(resv));
     json_object_del(spec, "environment");
     return spec;
 }

@@ -456,6 +456,7 @@ static const struct opt_def opt_table[] = {
     { "begin", required_argument, 'b', set_when, F(begin_time), 0 },
     { "deadline", required_argument, 0, set_when, F(deadline), 0 },
     { "wckey", required_argument, 0, set_str, F(wckey), 0 },
+    { "reservation", required_argument, 0, set_str, F(reservation), 0 },
     { "array", required_argument, 'a', set_array, 0, 0 },
     { "wait", no_argument, 'W', set_flag, F(wait), 1 },
     { "quiet", no_argument, 'Q', set_flag, F(quiet), 1 },
@@ -964,6 +965,7 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "mail_user", o->mail_user);
     json_set_str(j, "nice", o->nice);
     json_set_str(j, "wckey", o->wckey);
+    json_set_str(j, "reservation", o->reservation);
     json_set_str(j, "array", o->array);
     json_set_str(j, "dependency", o->dependency);
     if (o->kill_invalid_dep != SBATCH_UNSET)

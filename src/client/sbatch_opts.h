@@ -42,6 +42,7 @@ struct sbatch_opts {
     /* Stored for the controller, not acted on yet. */
     char *account, *qos, *comment, *constraint, *signal, *open_mode;
     char *mail_type, *mail_user, *nice, *wckey;
+    char *reservation;              /* --reservation: the controller checks it */
     char *dependency;               /* --dependency, as given: the controller reads it */
     char *array;                    /* --array, checked; MaxArraySize is the controller's */
     int64_t begin_time, deadline;   /* --begin, --deadline: Unix times, 0 unset */

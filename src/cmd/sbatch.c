@@ -154,6 +154,9 @@ static json_t *spec_build(const struct sbatch_opts *o, const struct sbatch_job *
     }
     gethostname(host, sizeof(host) - 1);
     json_t *spec = sbatch_opts_to_json(o, &env);
+    const char *resv = getenv("SBATCH_RESERVATION");   /* when no option names one */
+    if (resv && *resv && !json_object_get(spec, "reservation"))
+        json_object_set_new(spec, "reservation", json_string(resv));
     if (job->command)
         json_object_set_new(spec, "command", json_rawstr(job->command));
     return spec;
@@ -253,7 +256,7 @@ static void usage(void)
            "--cpus-per-gpu --ntasks-per-gpu --gpus-per-socket --gpu-bind -t -o -e -i -D\n"
            "--export -H -w -x --exclusive --requeue --no-requeue -A -q --comment -C\n"
            "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n"
-           "-b/--begin --deadline --wckey\n");
+           "-b/--begin --deadline --wckey --reservation\n");
 }
 
 int cmd_sbatch(int argc, char **argv)

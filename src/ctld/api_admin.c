@@ -16,6 +16,7 @@
 #include "common/xmalloc.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
+#include "ctld/resv.h"
 #include "ctld/store.h"
 #include "common/slurm_errno.h"
 
@@ -208,7 +209,8 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
         else
             json_object_set(spec, "dependency", v);
     }
-    static const char *const strs[] = { "partition", "name", "comment", "wckey", "account" };
+    static const char *const strs[] = { "partition", "name", "comment", "wckey", "account",
+                                        "reservation" };
     for (size_t i = 0; !err && i < sizeof strs / sizeof *strs; i++)
         if ((v = json_object_get(b, strs[i]))) {
             if (json_is_string(v))
@@ -237,7 +239,7 @@ static bool running_may(json_t *body)
 }
 
 /* POST /v1/jobs/{id}/update {"time_limit", "partition", "nodes", "gres",
- * "name", "nice", "comment", "wckey", "account", "begin_time"}. */
+ * "name", "nice", "comment", "wckey", "account", "begin_time", "reservation"}. */
 void api_job_update(struct http_req *r)
 {
     struct ctld *c = r->ctx;
@@ -247,6 +249,12 @@ void api_job_update(struct http_req *r)
     if (j->state != JOB_PENDING && !(j->state == JOB_RUNNING && running_may(r->body)) &&
         !must_be_pending(r, j))
         return;
+    int code_r = 0;
+    char err_r[128];
+    if (resv_job_update_check(c, j, r->body, &code_r, err_r, sizeof err_r) < 0) {
+        http_reply_error(r, 400, code_r, "%s", err_r);
+        return;
+    }
     json_t *spec = update_spec(r, j);
     if (!spec)
         return;

@@ -106,6 +106,10 @@ int resv_job_parse(const struct ctld *c, struct job *j, json_t *spec, bool submi
  * Slurm's message ("Access denied to requested reservation"). */
 int resv_job_access(const struct ctld *c, const struct job *j, const char *user, int *code,
                     char *err, size_t errlen);
+/* scontrol update job Reservation=NAME: a live one the job's user may use
+ * ("" clears it). 0, or -1 with Slurm's message and code. */
+int resv_job_update_check(const struct ctld *c, const struct job *j, json_t *body, int *code,
+                          char *err, size_t errlen);
 /* Why a job may not be planned now because of its reservation:
  * SCHED_RESV_DELETED when it is gone (deleted or ended), SCHED_RESERVATION
  * when it begins beyond the backfill window; SCHED_NONE otherwise. */

@@ -144,10 +144,36 @@ static void snap_resvs(const struct ctld *c, struct sched_snap *s, uint32_t *ids
     s->in.nresvs = n;
 }
 
+/* What a running member holds is busy already (the core counts it as a
+ * running job's): its reservation's holds there are what is left. */
+static void snap_less_members(const struct ctld *c, struct sched_snap *s, const uint32_t *ids)
+{
+    const struct job *j;
+    JOB_FOREACH(c, j) {
+        if (j->state != JOB_RUNNING || !j->resv_id)
+            continue;
+        for (size_t i = 0; i < s->in.nresvs; i++) {
+            if (ids[i] != j->resv_id)
+                continue;
+            struct sched_alloc *h = (struct sched_alloc *)s->resvs[i].holds;
+            for (size_t a = 0; a < j->nallocs; a++)
+                for (size_t k = 0; k < s->resvs[i].nholds; k++) {
+                    if (h[k].node != j->allocs[a].node)
+                        continue;
+                    h[k].cpus = h[k].cpus > j->allocs[a].cpus ? h[k].cpus - j->allocs[a].cpus : 0;
+                    h[k].mem_mb = h[k].mem_mb > j->allocs[a].mem_mb
+                                      ? h[k].mem_mb - j->allocs[a].mem_mb : 0;
+                    h[k].gpu_mask &= ~j->allocs[a].gpu_mask;
+                }
+        }
+    }
+}
+
 void resv_snap(const struct ctld *c, struct sched_snap *s)
 {
     uint32_t *ids = xcalloc(c->resvs->n ? c->resvs->n : 1, sizeof *ids);
     snap_resvs(c, s, ids);
+    snap_less_members(c, s, ids);
     struct sched_job *pend = (struct sched_job *)s->in.pending;
     for (size_t k = 0; k < s->in.npending; k++) {
         uint64_t id = s->metas[k] ? s->metas[k] : pend[k].job_id;
@@ -158,4 +184,21 @@ void resv_snap(const struct ctld *c, struct sched_snap *s)
                 pend[k].resv = i + 1;
     }
     free(ids);
+}
+
+int resv_job_update_check(const struct ctld *c, const struct job *j, json_t *body, int *code,
+                          char *err, size_t errlen)
+{
+    const char *name = json_string_value(json_object_get(body, "reservation"));
+    if (!name || !*name)
+        return 0;
+    const struct resv *r = resv_find(c, name, false);
+    if (!r) {
+        *code = ESLURM_RESERVATION_INVALID;
+        snprintf(err, errlen, "Requested reservation is invalid");
+        return -1;
+    }
+    struct job as_if = *j;   /* the job as it would be: only read */
+    as_if.resv_id = r->id;
+    return resv_job_access(c, &as_if, j->user_name, code, err, errlen);
 }

@@ -18,7 +18,9 @@
 #include "common/slurm_errno.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
+#include "ctld/acctdb.h"
 #include "ctld/ctld.h"
+#include "ctld/prio.h"
 #include "ctld/resv.h"
 
 #define YEAR_S (365 * 86400)   /* Slurm 22.05's "UNLIMITED" Duration */
@@ -120,6 +122,20 @@ static int check_users(struct rparse *p, const char *list)
     return 0;
 }
 
+/* Every account named must be known to accounting (sacctmgr). */
+static int check_accounts(const struct ctld *c, struct rparse *p, const char *list)
+{
+    const struct prio *pr = prio_get(c);
+    char *copy = xstrdup(list + (*list == '-')), *save = NULL;
+    int rc = 0;
+    for (char *a = strtok_r(copy, ",", &save); a && !rc; a = strtok_r(NULL, ",", &save))
+        if (pr && pr->db && !acctdb_assoc(pr->db, a, NULL))
+            rc = bad(p, ESLURM_INVALID_ACCOUNT,
+                     "Invalid account or account/partition combination specified%s", "");
+    free(copy);
+    return rc;
+}
+
 static bool key_is(const char *k, const char *word)
 {
     return strcasecmp(k, word) == 0;
@@ -145,8 +161,10 @@ static int one_key(const struct ctld *c, struct rparse *p, struct resv *r, const
         set_str(&r->users, v);
         return *v ? check_users(p, v) : 0;
     }
-    if (key_is(k, "Accounts") || key_is(k, "Account"))
-        return set_str(&r->accounts, v), 0;
+    if (key_is(k, "Accounts") || key_is(k, "Account")) {
+        set_str(&r->accounts, v);
+        return *v ? check_accounts(c, p, v) : 0;
+    }
     if (key_is(k, "Groups") || key_is(k, "Group"))
         return set_str(&r->groups, v), 0;
     if (key_is(k, "Features") || key_is(k, "Feature"))

@@ -211,6 +211,9 @@ int resv_place(const struct ctld *c, struct resv *r, const struct resv *skip, in
     free(jobs);
     free(r->holds);
     r->holds = xcalloc(n ? n : 1, sizeof *r->holds);
+    const struct conf_part *part = resv_part(c, r);
+    if (!r->partition && part && (!r->node_expr || !resv_whole(r)))
+        r->partition = xstrdup(part->name);   /* Slurm shows where it chose */
     r->flags &= ~(RESV_SPEC_NODES | RESV_ALL_NODES);
     if (r->node_expr)
         r->flags |= RESV_SPEC_NODES | (strcasecmp(r->node_expr, "ALL") ? 0 : RESV_ALL_NODES);

@@ -95,11 +95,11 @@ def test_squeue_bad_state_lists_states_as_slurm(cluster):
     assert lines[1].endswith(",STAGE_OUT,STOPPED") and lines[2:] == ["", ""]
 
 
-def test_scontrol_show_reservation_says_there_are_none():
-    import helpers
-    cp = helpers.run(["scontrol", "show", "reservation"])
+def test_scontrol_show_reservation_says_there_are_none(cluster):
+    # the shared cluster has none (test_reservations.py makes its own)
+    cp = cluster.run(["scontrol", "show", "reservation"])
     assert cp.stdout == "No reservations in the system\n"
-    cp = helpers.run(["scontrol", "show", "res", "maint"], check=False)
+    cp = cluster.run(["scontrol", "show", "res", "maint"], check=False)
     assert (cp.returncode, cp.stdout) == (1, "Reservation maint not found\n")
 
 

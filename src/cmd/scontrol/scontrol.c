@@ -43,6 +43,10 @@ static void scontrol_usage(FILE *out)
             "         WCKey= Account= StartTime=\n"
             "  update NodeName=LIST State=DRAIN|DOWN|RESUME|IDLE|UNDRAIN Reason=TEXT\n"
             "  update PartitionName=NAME State=UP|DOWN MaxTime= DefaultTime=\n"
+            "  create reservation StartTime= Duration=|EndTime= Users=|Accounts= Nodes=|NodeCnt=\n"
+            "         CoreCnt= TRES= PartitionName= Flags= ReservationName=\n"
+            "  update ReservationName=NAME KEY=VALUE... | delete reservation NAME\n"
+            "  show reservation [NAME]\n"
             "  ping | reconfigure | version\n");
 }
 
@@ -146,6 +150,7 @@ static int job_field(json_t *body, const char *kv)
         { "partition", "partition" }, { "name", "name" }, { "jobname", "name" },
         { "comment", "comment" }, { "wckey", "wckey" }, { "account", "account" },
         { "gres", "gres" }, { "tresperNode", "gres" }, { "dependency", "dependency" },
+        { "reservation", "reservation" },
     };
     if (!eq)
         return bad_value(kv);
@@ -233,6 +238,8 @@ static int cmd_update(int argc, char **argv)
     static const struct field_map part_map[] = {
         { "State", "state", false }, { "MaxTime", "max_time", true },
         { "DefaultTime", "default_time", true }, { NULL, NULL, false } };
+    if (argc > 1 && scontrol_word(argv[0], "reservation", 3))
+        return scontrol_resv_update(argc - 1, argv + 1);
     if (argc < 1 || !strchr(argv[0], '=')) {
         cmd_error(PROG, "No JobId, NodeName or PartitionName given");
         return 1;
@@ -240,7 +247,9 @@ static int cmd_update(int argc, char **argv)
     const char *v = strchr(argv[0], '=') + 1;
     int rc;
     json_t *body = json_object();
-    if (!strncasecmp(argv[0], "JobId=", 6) || !strncasecmp(argv[0], "Job=", 4))
+    if (!strncasecmp(argv[0], "ReservationName=", 16))
+        rc = scontrol_resv_update(argc, argv);
+    else if (!strncasecmp(argv[0], "JobId=", 6) || !strncasecmp(argv[0], "Job=", 4))
         rc = update_jobs(v, argc - 1, argv + 1);
     else if (!strncasecmp(argv[0], "NodeName=", 9)) {
         json_object_set_new(body, "nodes", json_rawstr(v));
@@ -254,6 +263,28 @@ static int cmd_update(int argc, char **argv)
     }
     json_decref(body);
     return rc;
+}
+
+/* `create reservation Key=Value...` (also `create res`). */
+static int cmd_create(int argc, char **argv)
+{
+    if (argc < 1 || !scontrol_word(argv[0], "reservation", 3)) {
+        fprintf(stderr, "invalid keyword: %s\n", argc ? argv[0] : "create");
+        return 1;
+    }
+    return scontrol_resv_create(argc - 1, argv + 1);
+}
+
+/* `delete reservation NAME` or `delete ReservationName=NAME`. */
+static int cmd_delete(int argc, char **argv)
+{
+    const char *eq = argc > 0 ? strchr(argv[0], '=') : NULL;
+    if (eq && !strncasecmp(argv[0], "ReservationName=", 16))
+        return scontrol_resv_delete(argv[0], eq + 1);
+    if (argc > 1 && scontrol_word(argv[0], "reservation", 3))
+        return scontrol_resv_delete(argv[0], argv[1]);
+    fprintf(stderr, "invalid keyword: %s\n", argc ? argv[0] : "delete");
+    return 1;
 }
 
 static int cmd_ping(void)
@@ -284,6 +315,10 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
         return job_action("requeue", false, true, argc - 1, argv + 1);
     if (scontrol_word(w, "update", 1))
         return cmd_update(argc - 1, argv + 1);
+    if (scontrol_word(w, "create", 2))
+        return cmd_create(argc - 1, argv + 1);
+    if (scontrol_word(w, "delete", 3))
+        return cmd_delete(argc - 1, argv + 1);
     if (scontrol_word(w, "ping", 2))
         return cmd_ping();
     if (scontrol_word(w, "reconfigure", 3))

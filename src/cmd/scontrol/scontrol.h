@@ -2,7 +2,8 @@
  * scontrol: the pieces of the scontrol command shared by its files:
  * scontrol.c (dispatch, hold/release/requeue/update/ping/reconfigure),
  * scontrol_show.c (show job/node/partition/config/hostnames/hostlist in
- * Slurm's Key=Value layout) and scontrol_step.c (show step).
+ * Slurm's Key=Value layout), scontrol_step.c (show step) and
+ * scontrol_resv.c (create, update, delete and show reservation).
  */
 #ifndef HERD_CMD_SCONTROL_H
 #define HERD_CMD_SCONTROL_H
@@ -34,6 +35,13 @@ int scontrol_show_config(void);
 
 /* `scontrol show step [ID[.STEP]]` (scontrol_step.c). Exit code. */
 int scontrol_show_step(const struct scontrol_opts *o, const char *arg);
+
+/* scontrol_resv.c: advance reservations. argv: the Key=Value pairs; tag:
+ * the word delete was given (Slurm's error names it). Exit codes. */
+int scontrol_resv_create(int argc, char **argv);
+int scontrol_resv_update(int argc, char **argv);
+int scontrol_resv_delete(const char *tag, const char *name);
+int scontrol_show_resv(const struct scontrol_opts *o, const char *name);
 
 /* True when a matches a prefix of at least min characters of word (Slurm
  * takes unique abbreviations, case-insensitive). */

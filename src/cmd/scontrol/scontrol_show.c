@@ -713,22 +713,18 @@ static int show_hostlist(int argc, char **argv, bool sorted)
     return 0;
 }
 
-/* Herd keeps no advance reservations: Slurm's words for an empty list. */
-static int show_reservations(const char *name)
-{
-    if (name) {
-        printf("Reservation %s not found\n", name);   /* on stdout, as Slurm's */
-        return 1;
-    }
-    printf("No reservations in the system\n");
-    return 0;
-}
-
 int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
 {
     sep = o->oneliner ? " " : "\n   ";
     const char *what = argc > 0 ? argv[0] : "";
     const char *arg = argc > 1 ? argv[1] : NULL;
+    char word[64];
+    const char *eq = strchr(what, '=');
+    if (eq && !arg) {   /* "show reservation=NAME", as Slurm takes it */
+        snprintf(word, sizeof word, "%.*s", (int)(eq - what), what);
+        what = word;
+        arg = eq + 1;
+    }
     if (scontrol_word(what, "job", 1) || scontrol_word(what, "jobs", 1) ||
         !strcasecmp(what, "jobid"))
         return show_job(o, arg);
@@ -747,7 +743,7 @@ int scontrol_show(const struct scontrol_opts *o, int argc, char **argv)
     if (scontrol_word(what, "hostlistsorted", 9))
         return show_hostlist(argc - 1, argv + 1, true);
     if (scontrol_word(what, "reservations", 3))
-        return show_reservations(arg);
+        return scontrol_show_resv(o, arg);
     fprintf(stderr, "invalid entity:%s for keyword:show \n", what);
     return 1;
 }
