@@ -17,9 +17,6 @@ from helpers import cluster_fixture, open_dir, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "2"]
 STAMP = r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d"
-# scontrol's reservation commands come with the controller's side (branch
-# resctl); until then the API they call makes them
-SCONTROL_RESV = False
 HEADER = "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST"
 
 
@@ -38,15 +35,6 @@ def rc(tmp_path_factory, users):
 
 def create(c, *args):
     """scontrol create reservation ARGS; its name."""
-    if not SCONTROL_RESV:
-        body = dict(a.split("=", 1) for a in args)
-        m = re.fullmatch(r"now\+(\d+)(hour|days)", body.get("StartTime", ""))
-        if m:   # scontrol's work: the API takes "now" or a Unix time
-            body["StartTime"] = str(int(time.time()) + int(m.group(1)) *
-                                    (3600 if m.group(2) == "hour" else 86400))
-        st, r = c.api("POST", "/v1/reservations", body)
-        assert st == 200, (st, r)
-        return r["name"]
     cp = c.run(["scontrol", "create", "reservation", *args])
     m = re.fullmatch(r"Reservation created: (\S+)\n", cp.stdout)
     assert m, cp.stdout + cp.stderr
@@ -54,10 +42,6 @@ def create(c, *args):
 
 
 def delete(c, name):
-    if not SCONTROL_RESV:
-        st, r = c.api("DELETE", f"/v1/reservations/{name}")
-        assert st == 200, (st, r)
-        return
     c.run(["scontrol", "delete", "reservation", name])
 
 
