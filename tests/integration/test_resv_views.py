@@ -65,6 +65,15 @@ def test_sinfo_T_none_and_future(rc):
         assert c.run(["sinfo", "--reservation", "-h"]).stdout.splitlines() == out[1:]
         # nothing changes for the nodes before it starts
         assert states(c)["node1"] == ("idle", "idle")
+        # as Slurm: an infinite one ends a year after its start
+        forever = create(c, "ReservationName=forever", "StartTime=now+2days",
+                         "Duration=infinite", "Nodes=node2", "Users=root")
+        row = [l for l in c.run(["sinfo", "-T"]).stdout.splitlines() if "forever" in l]
+        delete(c, forever)
+        m = re.fullmatch(rf"forever    INACTIVE  ({STAMP})  ({STAMP})  365-00:00:00  node2", row[0])
+        assert m, row
+        start, end = (time.mktime(time.strptime(t, "%Y-%m-%dT%H:%M:%S")) for t in m.groups())
+        assert abs(end - start - 365 * 86400) <= 3600, row   # a DST change may fall between
     finally:
         delete(c, name)
 
