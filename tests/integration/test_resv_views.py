@@ -208,3 +208,29 @@ def test_sinfo_T_as_slurm(rc):
         subprocess.run([slurm, "delete", "reservation", "herd_cmp_resv_view"],
                        capture_output=True, timeout=20)
         delete(c, name)
+
+
+def test_sreport_gpu_reservation(rc):
+    """A lab's GPUs held for a demo: -T gres/gpu reports GPU time in it."""
+    c = rc
+    name = create(c, "ReservationName=gpudemo", "StartTime=now", "Duration=10",
+                  "TRES=gres/gpu=2", "Nodes=node2", "Users=root")
+    try:
+        j = c.sbatch(["--reservation=gpudemo", "-G", "1"], cwd=c.wd,
+                     script="#!/bin/sh\nsleep 2\n")
+        c.wait_state(j, "COMPLETED", timeout=30)
+    finally:
+        delete(c, name)
+    elapsed = int(c.run(["sacct", "-X", "-n", "-P", "-j", str(j), "-o",
+                         "ElapsedRaw"]).stdout)
+    hour = int(time.time()) // 3600 * 3600
+    fmt = "%Y-%m-%dT%H:%M:%S"
+    period = [f"start={time.strftime(fmt, time.localtime(hour))}",
+              f"end={time.strftime(fmt, time.localtime(hour + 7200))}"]
+    out = c.run(["sreport", "-n", "-P", "-t", "seconds", "-T", "gres/gpu", "reservation",
+                 "utilization", *period]).stdout.splitlines()
+    rows = [l.split("|") for l in out if l.split("|")[1] == "gpudemo"]
+    assert len(rows) == 1 and rows[0][4] == "gres/gpu", out
+    assert int(rows[0][5]) == elapsed, out
+    # the second GPU, and both after the job, held for nothing: idle
+    assert int(rows[0][6]) > 0, out
