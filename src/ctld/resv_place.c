@@ -1,8 +1,8 @@
 /*
  * resv_place: what a reservation holds. Nodes= names them (ALL: every node,
  * of PartitionName when given); NodeCnt= and TRES= without Nodes= choose
- * them from PartitionName (or the default partition, or all), idle nodes
- * first. A whole-node reservation holds all of each node; CoreCnt= and
+ * them from PartitionName (or the default partition, or all), with the
+ * Features= asked, idle nodes first. A whole-node reservation holds all of each node; CoreCnt= and
  * TRES=gres/gpu=N hold that many CPUs and GPU indices, spread over as few
  * nodes as it takes. Placing is tried with everything that stands in the
  * way; when it fails, again without running jobs and then without other
@@ -113,7 +113,8 @@ static int candidates(const struct ctld *c, struct resv *r, size_t *out, size_t 
         return 0;
     }
     for (size_t i = 0; i < c->nnodes; i++)
-        if (!part || (all && !r->partition) || in_partition(part, c->conf->nodes[i].name))
+        if ((!part || (all && !r->partition) || in_partition(part, c->conf->nodes[i].name)) &&
+            (all || sched_features_match(c->conf->nodes[i].features, r->features)))
             out[(*n)++] = i;
     return 0;
 }
@@ -133,8 +134,8 @@ static uint64_t gpus_free(const struct ctld *c, const struct resv *r, size_t i,
 static bool take_whole(const struct ctld *c, struct resv *r, const size_t *cand, size_t n,
                        const struct taken *t)
 {
-    size_t want = r->node_expr && strcasecmp(r->node_expr, "ALL") ? n
-                  : r->node_cnt ? (size_t)r->node_cnt : n;
+    bool listed = r->node_expr && strcasecmp(r->node_expr, "ALL") != 0;
+    size_t want = !listed && r->node_cnt ? (size_t)r->node_cnt : n;
     for (size_t k = 0; k < n && r->nholds < want; k++) {
         size_t i = cand[k];
         if (t[i].whole || t[i].cpus || t[i].gpu_mask) {

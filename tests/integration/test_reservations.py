@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from helpers import cluster_fixture, pid_alive, run, wait_for
+from helpers import FINAL_STATES, cluster_fixture, pid_alive, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8", "--mem-per-node", "8000",
       "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
@@ -30,7 +30,10 @@ def rcluster(tmp_path_factory, users):
 def rc(rcluster):
     """The module's cluster, left with no reservations and no jobs."""
     yield rcluster
-    rcluster.cancel_all()
+    left = rcluster.cancel_all()
+    if left:
+        wait_for(lambda: all(rcluster.state(i) in FINAL_STATES | {""} for i in left), 30,
+                 f"jobs {left} to end after scancel")
     st, body = rcluster.api("GET", "/v1/reservations")
     for r in body.get("reservations", []):
         rcluster.run(["scontrol", "delete", "reservation", r["name"]], check=False)
@@ -160,6 +163,10 @@ def test_errors(rc, workdir):
     cp = scontrol(rc, "create", "res", "ReservationName=ov", "StartTime=now+5minutes",
                   "Duration=10", "Nodes=node2", "Users=root", "Flags=IGNORE_JOBS,OVERLAP")
     assert cp.returncode == 0, cp
+    # the job IGNORE_JOBS let stay on node2 does not keep others off node1
+    other = rc.sbatch(["-c", "8"], cwd=workdir, script=SLEEP)
+    rc.wait_state(other, "RUNNING")
+    assert rc.field(other, "%N") == "node1"
     # only root (or SlurmUser) changes reservations
     cp = scontrol(rc, "create", "res", "StartTime=now+3hours", "Duration=10", "Nodes=node1",
                   "Users=root", user="herdtest1")
@@ -214,6 +221,16 @@ def test_user_reservation(rc, workdir):
                 cwd=workdir, check=False)
     assert cp.stderr == ("sbatch: error: Batch job submission failed: Access denied to "
                          "requested reservation\n"), cp
+    # the directive and SBATCH_RESERVATION name it too
+    by_directive = rc.sbatch([], cwd=workdir, user="herdtest1",
+                             script="#!/bin/sh\n#SBATCH --reservation=lab\n#SBATCH -c 1\n"
+                                    "exec /bin/sleep 300\n")
+    by_env = rc.sbatch(["-c", "1"], cwd=workdir, script=SLEEP, user="herdtest1",
+                       extra_env={"SBATCH_RESERVATION": "lab"})
+    for j in (by_directive, by_env):
+        assert rc.api_job(j).get("reservation") == "lab", rc.job_debug(j)
+        rc.wait_state(j, "RUNNING")
+        assert rc.field(j, "%N") == "node1"
     rc.wait_state(mine, "RUNNING")
     assert rc.field(mine, "%N") == "node1"
     j = rc.api_job(mine)
@@ -229,6 +246,15 @@ def test_user_reservation(rc, workdir):
     time.sleep(3)   # a pass or two: the second must not take node1
     assert rc.field(others[0], "%N") == "node2"
     assert rc.state(others[1]) == "PENDING", rc.job_debug(others[1])
+    # scontrol update job moves a pending job in, for a user the reservation is for
+    held = rc.sbatch(["-H"], cwd=workdir, script=SLEEP, user="herdtest1")
+    cp = scontrol(rc, "update", f"JobId={held}", "Reservation=lab", user="herdtest1")
+    assert cp.returncode == 0 and rc.api_job(held)["reservation"] == "lab", cp
+    theirs = rc.sbatch(["-H"], cwd=workdir, script=SLEEP, user="herdtest2")
+    cp = scontrol(rc, "update", f"JobId={theirs}", "Reservation=lab", user="herdtest2")
+    assert (cp.returncode, cp.stderr) == (    # as slurm-ref
+        1, f"Access denied to requested reservation for job {theirs}\n"), cp
+    assert "reservation" not in rc.api_job(theirs)
     # deleting it leaves its pending jobs pending, with Slurm's reason
     waiting = rc.sbatch(["--reservation=lab", "-c", "8"], cwd=workdir, script=SLEEP,
                         user="herdtest1")
@@ -276,6 +302,27 @@ def test_maint_window(rc, workdir):
     wait_for(lambda: reason(rc, long_job) == "ReqNodeNotAvail, Reserved for maintenance", 15,
              "the long job to wait for the maintenance")
     assert rc.state(long_job) == "PENDING"
+
+
+def test_recurring_and_purged(rc):
+    """HOURLY moves to its next hour when it ends; PURGE_COMP=1 goes once it
+    has had no job for a minute."""
+    assert scontrol(rc, "create", "res", "ReservationName=hourly", "StartTime=now",
+                    "Duration=1", "Nodes=node1", "Users=root", "Flags=HOURLY").returncode == 0
+    assert scontrol(rc, "create", "res", "ReservationName=purged", "StartTime=now",
+                    "Duration=10", "Nodes=node2", "Users=root",
+                    "Flags=PURGE_COMP=1").returncode == 0
+    st, body = rc.api("GET", "/v1/reservations/hourly")
+    first = body["reservations"][0]
+
+    def moved():
+        st, b = rc.api("GET", "/v1/reservations/hourly")
+        return b["reservations"][0]["start_time"] == first["start_time"] + 3600
+    wait_for(moved, 90, "the hourly reservation to move to its next hour")
+    wait_for(lambda: rc.api("GET", "/v1/reservations/purged")[0] == 404, 30,
+             "the PURGE_COMP reservation to go")
+    cp = scontrol(rc, "show", "res", "hourly")
+    assert "Flags=HOURLY,SPEC_NODES" in cp.stdout and "State=INACTIVE" in cp.stdout, cp.stdout
 
 
 def slurm_ref_ready():

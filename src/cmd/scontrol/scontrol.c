@@ -20,6 +20,7 @@
 #include "cmd/scontrol/scontrol.h"
 #include "common/conf.h"
 #include "common/rawstr.h"
+#include "common/slurm_errno.h"
 #include "common/timefmt.h"
 #include "common/xmalloc.h"
 #include "client/clock.h"
@@ -50,7 +51,15 @@ static void scontrol_usage(FILE *out)
             "  ping | reconfigure | version\n");
 }
 
-/* POST path body; 0, or 1 with "MESSAGE for job ID" (Slurm's hold form) or
+/* Slurm's update names the job in a reservation's refusal only. */
+static bool per_job_error(const json_t *resp)
+{
+    int64_t code = jget_int(resp, "code", 0);
+    return code == ESLURM_RESERVATION_ACCESS || code == ESLURM_RESERVATION_INVALID;
+}
+
+/* POST path body; 0, or 1 with "MESSAGE for job ID" (Slurm's hold form;
+ * with a context, only for the errors Slurm names a job in) or
  * "CONTEXT: MESSAGE" printed. */
 static int post(const char *path, json_t *body, const char *job, const char *context)
 {
@@ -59,6 +68,8 @@ static int post(const char *path, json_t *body, const char *job, const char *con
     int st = client_call(PROG, "POST", path, body, &resp, err, sizeof err);
     const char *msg = st < 0 ? err : client_error_text(resp, st);
     int rc = st == 200 ? 0 : 1;
+    if (job && context && !(st > 0 && per_job_error(resp)))
+        job = NULL;
     if (rc && job)
         fprintf(stderr, "%s for job %s\n", msg, job);
     else if (rc)
@@ -196,7 +207,7 @@ static int update_jobs(const char *idlist, int argc, char **argv)
     for (size_t i = 0; i < ids.n && !rc; i++) {
         char path[96];
         snprintf(path, sizeof path, PATH_JOB_UPDATE("%s"), ids.items[i]);
-        rc |= post(path, body, NULL, "slurm_update error");
+        rc |= post(path, body, ids.items[i], "slurm_update error");
     }
     strlist_clear(&ids);
     json_decref(body);
