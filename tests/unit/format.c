@@ -146,6 +146,17 @@ static void test_nodestate(void **state)
     node_names("MIXED+DRAIN", 2, "drng", "draining");
     node_names("DRAINING", 2, "drng", "draining");
     node_names("ALLOCATED+COMPLETING", 2, "comp", "completing");
+    /* in a reservation, as Slurm 22.05 prints them (slurm-ref) */
+    node_names("IDLE+MAINTENANCE+RESERVED", 0, "maint", "maint");
+    node_names("MIXED+MAINT", 1, "mix$", "mixed$");
+    node_names("ALLOCATED$", 64, "alloc$", "allocated$");
+    node_names("IDLE+RESERVED", 0, "resv", "reserved");
+    node_names("MIXED+RESERVED", 1, "mix", "mixed");
+    node_names("IDLE+DRAIN+MAINT", 0, "drain$", "drained$");
+    struct nodestate r;
+    nodestate_parse("IDLE", 0, &r);
+    nodestate_set_resv(&r, false, true);
+    assert_true(r.reserved && r.maint);
     struct nodestate a, b;
     nodestate_parse("IDLE+DRAIN", 0, &a);
     nodestate_parse("MIXED", 0, &b);
@@ -159,15 +170,16 @@ static void test_nodestate(void **state)
 static const char *jobs_fixture =
     "now\t1000000\n"
     "job_id\tuser_id\tuser_name\tpartition\tname\tstate\treason\tsubmit_time\tstart_time\t"
-    "end_time\ttime_limit\tnode_list\tnum_nodes\tnum_cpus\tpriority\tgpus_per_node\twork_dir\n"
+    "end_time\ttime_limit\tnode_list\tnum_nodes\tnum_cpus\tpriority\tgpus_per_node\twork_dir"
+    "\treservation\n"
     "7\t1000\talice\tgpu\ttrain.sh\tRUNNING\tNone\t996000\t996275\t0\t120\tnode[1-2]\t2\t16"
-    "\t100\t2\t/home/a\n"
+    "\t100\t2\t/home/a\tlab\n"
     "8\t1001\tbob\tgpu\taveryverylongname\tPENDING\tResources\t999000\t0\t0\t-1\t\t1\t1"
-    "\t200\t\\N\t\\N\n"
+    "\t200\t\\N\t\\N\t\\N\n"
     "9\t1000\talice\tdebug\tprep\tPENDING\tPriority\t999500\t0\t\\N\t30\t\t1\t4\t50"
-    "\t\\N\t\\N\n"
+    "\t\\N\t\\N\t\\N\n"
     "5\t1000\talice\tdebug\told\tCOMPLETED\tNone\t990000\t990000\t990065\t10\tnode3\t1\t1"
-    "\t1\t\\N\t\\N\n";
+    "\t1\t\\N\t\\N\t\\N\n";
 
 static void load(struct sq_rows *r)
 {
@@ -220,14 +232,14 @@ static void test_squeue_format_codes(void **state)
 {
     (void)state;
     struct squeue_opts o = {.noheader = true, .all_states = true,
-                            .format = "%A|%T|%l|%L|%C|%b|%Q|%V|%S|%e|%r|%N|%U|%Z|%k"};
+                            .format = "%A|%T|%l|%L|%C|%b|%Q|%V|%S|%e|%r|%N|%U|%Z|%k|%v"};
     strlist_split(&o.jobs, "7,5");
     char *got = squeue_render(&o);
     assert_string_equal(got,
         "5|COMPLETED|10:00|8:55|1|N/A|1|1970-01-12T11:00:00|1970-01-12T11:00:00|"
-        "1970-01-12T11:01:05|None|node3|1000|(null)|(null)\n"
+        "1970-01-12T11:01:05|None|node3|1000|(null)|(null)|(null)\n"
         "7|RUNNING|2:00:00|57:55|16|gres:gpu:2|100|1970-01-12T12:40:00|1970-01-12T12:44:35|"
-        "1970-01-12T14:44:35|None|node[1-2]|1000|/home/a|(null)\n");
+        "1970-01-12T14:44:35|None|node[1-2]|1000|/home/a|(null)|lab\n");
     free(got);
     squeue_opts_clear(&o);
 }
@@ -298,6 +310,11 @@ static void test_squeue_filters(void **state)
     assert_true(squeue_job_matches(j7, &o));
     assert_false(squeue_job_matches(j9, &o));
     strlist_clear(&o.names);
+
+    o.resv = "lab";   /* -R */
+    assert_true(squeue_job_matches(j7, &o));
+    assert_false(squeue_job_matches(j9, &o));
+    o.resv = NULL;
 
     strlist_split(&o.states, "PENDING");
     assert_true(squeue_job_matches(j8, &o));

@@ -230,6 +230,103 @@ static void test_sinfo_state_filter(void **state)
     free(o.states);
 }
 
+/* A MAINT reservation holds node1 and node2, another holds node3. */
+static const char *resv_nodes_fixture =
+    "{\"nodes\": ["
+    "{\"name\": \"node1\", \"state\": \"IDLE\", \"cpus\": 8, \"alloc_cpus\": 0,"
+    " \"reservation\": \"m\", \"maint\": true},"
+    "{\"name\": \"node2\", \"state\": \"MIXED\", \"cpus\": 8, \"alloc_cpus\": 2,"
+    " \"reservation\": \"m\", \"maint\": true},"
+    "{\"name\": \"node3\", \"state\": \"IDLE\", \"cpus\": 8, \"alloc_cpus\": 0,"
+    " \"reservation\": \"lab\"},"
+    "{\"name\": \"node4\", \"state\": \"IDLE\", \"cpus\": 8, \"alloc_cpus\": 0}"
+    "]}";
+
+static char *render_resv_nodes(struct sinfo_opts *o)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_t *parts = json_loads(parts_fixture, 0, NULL);
+    json_t *nodes = json_loads(resv_nodes_fixture, 0, NULL);
+    assert_int_equal(sinfo_print(f, parts, nodes, o, "sinfo"), 0);
+    fclose(f);
+    json_decref(parts);
+    json_decref(nodes);
+    return buf;
+}
+
+static void test_sinfo_resv_states(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {.noheader = true};
+    strlist_split(&o.parts, "debug");
+    char *got = render_resv_nodes(&o);
+    assert_string_equal(got,
+        "debug*       up   infinite      1   mix$ node2\n"
+        "debug*       up   infinite      1  maint node1\n"
+        "debug*       up   infinite      1   resv node3\n"
+        "debug*       up   infinite      1   idle node4\n");
+    free(got);
+    assert_int_equal(sinfo_parse_states(&o, "maint", "sinfo"), 0);
+    o.node_mode = true;
+    o.format = "%N %T";
+    got = render_resv_nodes(&o);
+    assert_string_equal(got, "node1 maint\nnode2 mixed$\n");
+    free(got);
+    /* a MAINT reservation is a reservation too */
+    assert_int_equal(sinfo_parse_states(&o, "resv", "sinfo"), 0);
+    got = render_resv_nodes(&o);
+    assert_string_equal(got, "node1 maint\nnode2 mixed$\nnode3 reserved\n");
+    free(got);
+    free(o.states);
+    strlist_clear(&o.parts);
+}
+
+static char *render_resv(struct sinfo_opts *o, const char *text)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    json_t *r = json_loads(text, 0, NULL);
+    assert_non_null(r);
+    sinfo_print_resv(f, json_object_get(r, "reservations"), o);
+    fclose(f);
+    json_decref(r);
+    return buf;
+}
+
+static void test_sinfo_reservations(void **state)
+{
+    (void)state;
+    struct sinfo_opts o = {0};
+    char *got = render_resv(&o,
+        "{\"reservations\": [{\"name\": \"root_1\", \"state\": \"INACTIVE\","
+        " \"start_time\": 1796463280, \"end_time\": 1796466880, \"nodes\": \"vm\"},"
+        " {\"name\": \"m\", \"state\": \"ACTIVE\", \"start_time\": 1796463280,"
+        " \"end_time\": -1, \"nodes\": \"node[1-2]\"}]}");
+    /* Slurm's: an infinite one ends a year after it starts */
+    assert_string_equal(got,
+        "RESV_NAME     STATE           START_TIME             END_TIME     DURATION  NODELIST\n"
+        "root_1     INACTIVE  2026-12-05T09:34:40  2026-12-05T10:34:40     01:00:00  vm\n"
+        "m            ACTIVE  2026-12-05T09:34:40  2027-12-05T09:34:40  365-00:00:00  "
+        "node[1-2]\n");
+    free(got);
+    got = render_resv(&o,
+        "{\"reservations\": [{\"name\": \"rv_long_name_for_width\", \"state\": "
+        "\"INACTIVE\", \"start_time\": 1796463280, \"end_time\": 1796738080,"
+        " \"nodes\": \"vm\"}]}");
+    assert_string_equal(got,
+        "RESV_NAME                  STATE           START_TIME             END_TIME     "
+        "DURATION  NODELIST\n"
+        "rv_long_name_for_width  INACTIVE  2026-12-05T09:34:40  2026-12-08T13:54:40   "
+        "3-04:20:00  vm\n");
+    free(got);
+    got = render_resv(&o, "{\"reservations\": []}");
+    assert_string_equal(got, "No reservations in the system\n");
+    free(got);
+}
+
 int main(void)
 {
     setenv("TZ", "UTC", 1);
@@ -243,6 +340,8 @@ int main(void)
         cmocka_unit_test(test_sinfo_summarize),
         cmocka_unit_test(test_sinfo_long_format),
         cmocka_unit_test(test_sinfo_state_filter),
+        cmocka_unit_test(test_sinfo_resv_states),
+        cmocka_unit_test(test_sinfo_reservations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

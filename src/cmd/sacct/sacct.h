@@ -55,6 +55,9 @@ struct sacct_field {
 
 extern const struct sacct_field sacct_fields[];   /* ends with a NULL name */
 
+/* The job's reservation name, "" for none (sacct_fields.c). */
+const char *sacct_resv_name(const struct sacct_row *r);
+
 /* The field whose name starts with s (any case), first in table order, as
  * Slurm matches -o names; NULL when none. */
 const struct sacct_field *sacct_field_find(const char *s);

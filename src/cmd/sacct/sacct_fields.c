@@ -476,6 +476,27 @@ static char *f_qos(const struct sacct_row *r, const struct sacct_ctx *x)
     return r->kind == SACCT_JOB ? xstrdup(jget_str(sacct_spec(r), "qos", "normal")) : NULL;
 }
 
+/* The reservation it ran in (asked for, while it waits): the record's, as
+ * the controller resolved it, else the spec's name. Steps show none. */
+const char *sacct_resv_name(const struct sacct_row *r)
+{
+    const char *v = jget_str(r->rec, "reservation", NULL);
+    return v ? v : jget_str(sacct_spec(r), "reservation", "");
+}
+
+static char *f_reservation(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(sacct_resv_name(r)) : NULL;
+}
+
+static char *f_reservation_id(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    int64_t id = jget_int(r->rec, "reservation_id", 0);
+    return r->kind == SACCT_JOB && id > 0 ? xasprintf("%lld", (long long)id) : NULL;
+}
+
 static char *f_reason(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
@@ -650,6 +671,8 @@ const struct sacct_field sacct_fields[] = {
     {"ReqMem", 10, 0, f_req_mem},
     {"ReqNodes", 8, 0, f_req_nodes},
     {"ReqTRES", 10, 0, f_req_tres},
+    {"Reservation", 20, 0, f_reservation},
+    {"ReservationId", 8, NUM, f_reservation_id},
     {"Start", 19, DATE, f_start},
     {"State", 10, 0, f_state},
     {"Submit", 19, DATE, f_submit},

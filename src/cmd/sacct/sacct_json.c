@@ -204,6 +204,10 @@ static json_t *job_json(const struct sacct_row *r, const struct sacct_ctx *x)
                   "requested", json_array()));
     json_object_set_new(o, "steps", steps_json(r, x));
     json_object_set_new(o, "array", array_json(r));
+    json_object_set_new(o, "reservation",
+                        json_pack("{s:I, s:s}", "id",
+                                  (json_int_t)jget_int(r->rec, "reservation_id", 0), "name",
+                                  sacct_resv_name(r)));
     return o;
 }
 

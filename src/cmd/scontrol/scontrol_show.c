@@ -327,6 +327,10 @@ static void job_shape(const struct scontrol_opts *o, const json_t *j)
     nl();
     printf("Features=%s DelayBoot=00:00:00", sget(j, "constraint"));
     nl();
+    if (*jget_str(j, "reservation", "")) {   /* Slurm prints the line only when set */
+        printf("Reservation=%s", jget_str(j, "reservation", ""));
+        nl();
+    }
     printf("OverSubscribe=%s Contiguous=0 Licenses=(null) Network=(null)",
            jget_bool(j, "exclusive", false) ? "NO" : "OK");
     nl();
@@ -523,6 +527,19 @@ static void node_print_tail(const json_t *n, int cpus, int gpus, uint64_t mem)
 
 /* Slurm 22.05's layout, its trailing blanks included (after CoresPerSocket,
  * OS and Partitions), which -o keeps as two blanks. */
+
+/* The state with Slurm's reservation flags, in its order:
+ * "IDLE+MAINTENANCE+RESERVED", "DOWN+MAINTENANCE+NOT_RESPONDING+RESERVED". */
+static void node_state_full(const json_t *n, char *buf, size_t len)
+{
+    const char *state = jget_str(n, "state", "UNKNOWN");
+    bool resv = *jget_str(n, "reservation", ""), maint = jget_bool(n, "maint", false);
+    const char *nr = strstr(state, "+NOT_RESPONDING");
+    int head = nr ? (int)(nr - state) : (int)strlen(state);
+    snprintf(buf, len, "%.*s%s%s%s", head, state, maint ? "+MAINTENANCE" : "", state + head,
+             resv ? "+RESERVED" : "");
+}
+
 static void node_print(const struct scontrol_opts *o, const json_t *n)
 {
     struct utsname u;
@@ -552,8 +569,10 @@ static void node_print(const struct scontrol_opts *o, const json_t *n)
     printf("RealMemory=%llu AllocMem=%lld FreeMem=N/A Sockets=%d Boards=1",
            (unsigned long long)mem, (long long)jget_int(n, "alloc_mem_mb", 0), cpus);
     nl();
-    printf("State=%s ThreadsPerCore=1 TmpDisk=0 Weight=%lld Owner=N/A MCS_label=N/A",
-           jget_str(n, "state", "UNKNOWN"), (long long)jget_int(n, "weight", 1));
+    char st[128];
+    node_state_full(n, st, sizeof st);
+    printf("State=%s ThreadsPerCore=1 TmpDisk=0 Weight=%lld Owner=N/A MCS_label=N/A", st,
+           (long long)jget_int(n, "weight", 1));
     nl();
     json_t *parts = json_object_get(n, "partitions");
     printf("Partitions=");

@@ -8,6 +8,7 @@
 
 #include "client/client.h"
 #include "client/paths.h"
+#include "client/resv.h"
 #include "cmd/cmds.h"
 #include "cmd/sinfo/sinfo.h"
 #include "common/hostlist.h"
@@ -30,6 +31,7 @@ static const struct option sinfo_options[] = {
     {"nodes", required_argument, NULL, 'n'},
     {"noheader", no_argument, NULL, 'h'},
     {"partition", required_argument, NULL, 'p'},
+    {"reservation", no_argument, NULL, 'T'},
     {"states", required_argument, NULL, 't'},
     {"summarize", no_argument, NULL, 's'},
     {"usage", no_argument, NULL, OPT_USAGE},
@@ -39,7 +41,7 @@ static const struct option sinfo_options[] = {
 
 static void sinfo_usage(void)
 {
-    printf("Usage: sinfo [-aehlNRsv] [-t states] [-p partition] [-n nodes]\n"
+    printf("Usage: sinfo [-aehlNRsTv] [-t states] [-p partition] [-n nodes]\n"
            "             [-o format] [-O Format] [--json]\n");
 }
 
@@ -63,6 +65,7 @@ static int sinfo_option(struct sinfo_opts *o, int c)
     case 'N': o->node_mode = true; return 0;
     case 'R': o->list_reasons = true; return 0;
     case 's': o->summarize = true; return 0;
+    case 'T': o->reservations = true; return 0;
     case 'o': o->format = optarg; o->long_format = NULL; return 0;
     case 'O': o->long_format = optarg; o->format = NULL; return 0;
     case 'p': strlist_split(&o->parts, optarg); return 0;
@@ -80,7 +83,7 @@ static int sinfo_parse(int argc, char **argv, struct sinfo_opts *o)
 {
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "aehlNn:o:O:p:Rst:v", sinfo_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "aehlNn:o:O:p:Rst:Tv", sinfo_options, NULL)) != -1)
         if (sinfo_option(o, c) < 0)
             return -1;
     if (optind < argc) {
@@ -117,12 +120,26 @@ static json_t *sinfo_fetch(const char *path, const char *what)
     return NULL;
 }
 
+/* -T: as Slurm, --json still prints the nodes */
+static int sinfo_resv(const struct sinfo_opts *o)
+{
+    json_t *owner;
+    const json_t *list = resv_fetch(PROG, "slurm_load_reservations", 0, &owner);
+    if (list)
+        sinfo_print_resv(stdout, list, o);
+    json_decref(owner);
+    return list ? 0 : 1;
+}
+
 int cmd_sinfo(int argc, char **argv)
 {
     struct sinfo_opts o = {.now = client_now()};
     json_t *parts = NULL, *nodes = NULL;
     int rc = 1;
-    if (sinfo_parse(argc, argv, &o) == 0 &&
+    int parsed = sinfo_parse(argc, argv, &o);
+    if (parsed == 0 && o.reservations && !o.json)
+        rc = sinfo_resv(&o);
+    else if (parsed == 0 &&
         (parts = sinfo_fetch(PATH_PARTITIONS, "slurm_load_partitions")) &&
         (nodes = sinfo_fetch(PATH_NODES, "slurm_load_node"))) {
         if (o.json)

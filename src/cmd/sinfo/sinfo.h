@@ -38,7 +38,7 @@ struct hostlist;
 struct sinfo_state {
     enum { SINFO_ST_BASE, SINFO_ST_ALLOC, SINFO_ST_DRAIN, SINFO_ST_DRAINED,
            SINFO_ST_DRAINING, SINFO_ST_NO_RESPOND, SINFO_ST_COMPLETING,
-           SINFO_ST_NEVER } kind;
+           SINFO_ST_MAINT, SINFO_ST_RESERVED, SINFO_ST_NEVER } kind;
     enum nodestate_base base;  /* for SINFO_ST_BASE */
 };
 
@@ -51,6 +51,7 @@ struct sinfo_opts {
     bool list_reasons;         /* -R */
     bool summarize;            /* -s */
     bool json;                 /* --json */
+    bool reservations;         /* -T: the reservations instead */
     struct strlist parts;      /* -p */
     struct hostlist *nodes;    /* -n; NULL: all */
     struct sinfo_state *states; /* -t (or -R's default); NULL: all */
@@ -80,6 +81,8 @@ int sinfo_print(FILE *out, const json_t *parts, const json_t *nodes,
  * for an unknown -O field. fmt_destroy frees it. */
 struct fmt *sinfo_format(const struct sinfo_opts *o, const char *prog);
 
+/* A node object's state, its reservation flags included (sinfo_filter.c). */
+void sinfo_node_state(const json_t *node, struct nodestate *st);
 /* Whether a node passes -n and -t (sinfo_filter.c). */
 bool sinfo_node_wanted(const json_t *node, const struct sinfo_opts *o);
 /* Parses a -t list into o->states; -1 after Slurm's error messages. */
@@ -89,6 +92,9 @@ int sinfo_parse_states(struct sinfo_opts *o, const char *csv, const char *prog);
  * 22.05's openapi v0.0.38 shape (sinfo_json.c). */
 void sinfo_print_json(FILE *out, const json_t *parts, const json_t *nodes,
                       const struct sinfo_opts *o);
+
+/* sinfo -T: GET /v1/reservations's list (sinfo_resv.c). */
+void sinfo_print_resv(FILE *out, const json_t *list, const struct sinfo_opts *o);
 
 /* The rows for format f, sorted as Slurm sorts them ("#P,-t"; with -N by
  * node name); *n their count. sinfo_groups_free frees them. */

@@ -38,8 +38,8 @@ static const struct {
     {"DRAINING", "DRNG", SINFO_ST_DRAINING},  {"COMPLETING", "COMP", SINFO_ST_COMPLETING},
     {"NO_RESPOND", NULL, SINFO_ST_NO_RESPOND}, {"POWER_DOWN", "POWERED_DOWN", SINFO_ST_NEVER},
     {"POWER_UP", "POWERING_UP", SINFO_ST_NEVER}, {"FAIL", NULL, SINFO_ST_NEVER},
-    {"MAINT", NULL, SINFO_ST_NEVER},          {"REBOOT", "REBOOT_REQUESTED", SINFO_ST_NEVER},
-    {"RESERVED", "RESV", SINFO_ST_NEVER},     {"PERFCTRS", "NPC", SINFO_ST_NEVER},
+    {"MAINT", NULL, SINFO_ST_MAINT},          {"REBOOT", "REBOOT_REQUESTED", SINFO_ST_NEVER},
+    {"RESERVED", "RESV", SINFO_ST_RESERVED},  {"PERFCTRS", "NPC", SINFO_ST_NEVER},
 };
 
 static bool prefix_of(const char *name, const char *s)
@@ -100,8 +100,17 @@ static bool sinfo_state_match(const struct sinfo_state *want, const struct nodes
     case SINFO_ST_DRAINING: return st->drain && busy;
     case SINFO_ST_NO_RESPOND: return st->no_respond;
     case SINFO_ST_COMPLETING: return st->completing;
+    case SINFO_ST_MAINT: return st->maint;
+    case SINFO_ST_RESERVED: return st->reserved;
     default: return false;
     }
+}
+
+void sinfo_node_state(const json_t *node, struct nodestate *st)
+{
+    nodestate_parse(jget_str(node, "state", "UNKNOWN"), (int)jget_int(node, "alloc_cpus", 0),
+                    st);
+    nodestate_set_resv(st, *jget_str(node, "reservation", ""), jget_bool(node, "maint", false));
 }
 
 bool sinfo_node_wanted(const json_t *node, const struct sinfo_opts *o)
@@ -112,7 +121,7 @@ bool sinfo_node_wanted(const json_t *node, const struct sinfo_opts *o)
         return true;
     int64_t alloc = jget_int(node, "alloc_cpus", 0);
     struct nodestate st;
-    nodestate_parse(jget_str(node, "state", "UNKNOWN"), (int)alloc, &st);
+    sinfo_node_state(node, &st);
     for (size_t i = 0; i < o->nstates; i++)
         if (sinfo_state_match(&o->states[i], &st, alloc))
             return true;

@@ -32,7 +32,7 @@ static void sinfo_group_add_node(struct sinfo_group *g, const json_t *node)
     int64_t cpus = jget_int(node, "cpus", 1), alloc = jget_int(node, "alloc_cpus", 0);
     int64_t mem = jget_int(node, "mem_mb", 1);
     struct nodestate st;
-    nodestate_parse(jget_str(node, "state", "UNKNOWN"), (int)alloc, &st);
+    sinfo_node_state(node, &st);
     if (!g->nnodes++) {
         g->node = node;
         g->state = st;

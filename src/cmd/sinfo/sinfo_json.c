@@ -31,6 +31,10 @@ static json_t *node_state_flags(const struct nodestate *st)
         json_array_append_new(a, json_string("COMPLETING"));
     if (st->no_respond)
         json_array_append_new(a, json_string("NOT_RESPONDING"));
+    if (st->maint)
+        json_array_append_new(a, json_string("MAINTENANCE"));
+    if (st->reserved)
+        json_array_append_new(a, json_string("RESERVED"));
     return a;
 }
 
@@ -53,7 +57,7 @@ static json_t *node_record(const json_t *node)
 {
     int64_t cpus = jget_int(node, "cpus", 1), alloc = jget_int(node, "alloc_cpus", 0);
     struct nodestate st;
-    nodestate_parse(jget_str(node, "state", "UNKNOWN"), (int)alloc, &st);
+    sinfo_node_state(node, &st);
     const json_t *parts = json_object_get(node, "partitions");
     char *gres = json_gres(node);
     const char *reason = jget_str(node, "reason", "");

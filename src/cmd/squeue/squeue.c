@@ -38,6 +38,7 @@ static const struct option squeue_options[] = {
     {"only-job-state", no_argument, NULL, OPT_ONLY_STATE},
     {"partition", required_argument, NULL, 'p'},
     {"partitions", required_argument, NULL, 'p'},
+    {"reservation", required_argument, NULL, 'R'},
     {"start", no_argument, NULL, OPT_START},
     {"states", required_argument, NULL, 't'},
     {"steps", optional_argument, NULL, 's'},
@@ -51,7 +52,7 @@ static const struct option squeue_options[] = {
 static void squeue_usage(void)
 {
     printf("Usage: squeue [-a] [-h] [-l] [-r] [-j jobs] [-n names] [-o format] [-O fields]\n"
-           "              [-p partitions] [-s [steps]] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
+           "              [-p partitions] [-R reservation] [-s [steps]] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
            "              [--json] [--noconvert] [--only-job-state] [-v]\n");
 }
 
@@ -134,6 +135,7 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
     case OPT_NOCONVERT: o->noconvert = true; return 0;
     case 'n': strlist_split_raw(&o->names, optarg); return 0;
     case 'p': strlist_split(&o->parts, optarg); return 0;
+    case 'R': o->resv = optarg; return 0;
     case 't': return squeue_add_states(o, optarg);
     case 'u': return squeue_add_users(o, optarg);
     case 'j':
@@ -166,7 +168,7 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     bool jobs_flag = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rs::t:u:vw:", squeue_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rR:s::t:u:vw:", squeue_options, NULL)) != -1)
         if (squeue_option(o, c, &jobs_flag) < 0)
             return -1;
     if (optind < argc && jobs_flag && squeue_add_jobs(o, argv[optind++]) < 0)
@@ -239,7 +241,9 @@ static char *squeue_path(const struct squeue_opts *o)
                            o->jobs.n == 1 ? "&ids=" : "", one);
     struct fmt *f = o->json ? NULL : squeue_format(o, PROG);
     char *fields = squeue_fields_param(f);
-    char *full = xasprintf("%s&fields=%s", path, fields);
+    /* -R filters here, on a field the format may not show */
+    char *full = xasprintf("%s&fields=%s%s", path, fields,
+                           o->resv && !o->json ? ",reservation" : "");
     fmt_destroy(f);
     free(fields);
     free(path);

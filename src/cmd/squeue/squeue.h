@@ -31,6 +31,7 @@ struct squeue_opts {
     struct strlist jobs;       /* -j, ids as given */
     struct strlist parts;      /* -p */
     struct strlist names;      /* -n, case-insensitive */
+    const char *resv;          /* -R: only the jobs of this reservation */
     uid_t *uids;               /* -u, --me */
     size_t nuids;
     bool users_given;          /* -u was given (even if none of its names exist) */

@@ -184,7 +184,11 @@ FIELD(f_nice) { return sq_str(rec, SQ_NICE, "0"); }
 FIELD(f_dependency) { return str_or_null(rec, SQ_DEPENDENCY); }
 FIELD(f_wckey) { return str_or_null(rec, SQ_WCKEY); }
 FIELD(f_features) { return str_or_null(rec, SQ_CONSTRAINT); }
-FIELD(f_reservation) { return "(null)"; }
+FIELD(f_reservation)
+{
+    const char *v = sq_str(rec, SQ_RESERVATION, "");
+    return *v ? v : "(null)";
+}
 /* What Herd does not track, as Slurm 22.05 prints it unset (Open OnDemand
  * asks for all of these). */
 FIELD(f_tmp_disk) { return "0"; }

@@ -62,6 +62,8 @@ static json_t *job_record(const struct sq_row *job)
         (json_int_t)(limit < 0 ? SLURM_INFINITE : limit), "user_id",
         (json_int_t)sq_int(job, SQ_USER_ID, 0), "user_name", sq_str(job, SQ_USER_NAME, ""),
         "partition", opt_str(job, SQ_PARTITION, ""));
+    /* Slurm 22.05's key; "" for none */
+    json_object_set_new(o, "resv_name", opt_str(job, SQ_RESERVATION, ""));
     json_t *arr = job_array_fields(job);
     json_object_update(o, arr);
     json_decref(arr);

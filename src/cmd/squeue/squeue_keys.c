@@ -29,7 +29,7 @@ static const struct {
     {'g', "group_id"}, {'h', "exclusive"}, {'i', ""}, {'j', ""}, {'k', "comment"},
     {'l', "time_limit"}, {'m', "mem_per_node_mb,mem_per_cpu_mb"}, {'n', "req_nodes"},
     {'o', "command"}, {'p', "reason"}, {'q', "qos"}, {'r', "reason"}, {'t', ""}, {'u', ""},
-    {'v', ""}, {'w', "wckey"}, {'x', "exc_nodes"}, {'y', "nice"},
+    {'v', "reservation"}, {'w', "wckey"}, {'x', "exc_nodes"}, {'y', "nice"},
     {'H', ""}, {'I', ""}, {'J', ""}, {'W', ""}, {'X', ""}, {'d', ""}, {'z', ""},   /* constants */
     {SQUEUE_CODE_EXIT_CODE, "exit_code,exit_signal"}, {SQUEUE_CODE_RESTARTS, "restarts"},
     {SQUEUE_CODE_TRES_PER_TASK, "gpus_per_task,gpu_type"}, {SQUEUE_CODE_TRES_PER_JOB, "gpus,gpu_type"},

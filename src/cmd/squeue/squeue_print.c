@@ -79,6 +79,8 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
         return false;
     if (o->names.n && !strlist_has(&o->names, sq_str(job, SQ_NAME, ""), true))
         return false;
+    if (o->resv && strcmp(o->resv, sq_str(job, SQ_RESERVATION, "")))
+        return false;
     return true;
 }
 

@@ -1,7 +1,8 @@
 /*
  * sreport: the command line (sreport.h). Options, then the report's kind
  * and name (cluster Utilization|AccountUtilizationByUser|
- * UserUtilizationByAccount, user TopUsage, job SizesByAccount), then
+ * UserUtilizationByAccount, user TopUsage, job SizesByAccount,
+ * reservation Utilization), then
  * start=, end=, users=, accounts=, topcount=. The period is yesterday by
  * default; its ends are rounded to whole hours as Slurm's are.
  */
@@ -161,7 +162,12 @@ static int run(struct sreport *r, const char *kind, const char *name)
         return sr_user_by_account(r, true);
     if (word_is(kind, "job", 1) && word_is(name, "SizesByAccount", 2))
         return sr_job_sizes(r);
+    bool resv = word_is(kind, "reservation", 2) || word_is(kind, "resv", 2);
+    if (resv && word_is(name, "Utilization", 2))
+        return sr_resv_utilization(r);
     fprintf(stderr, "Not valid report %s\n", name);
+    if (resv)
+        fprintf(stderr, "Valid reservation reports are, \"Utilization\"\n");
     if (word_is(kind, "cluster", 1))
         fprintf(stderr, "Valid cluster reports are, \"AccountUtilizationByUser\", "
                         "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", "

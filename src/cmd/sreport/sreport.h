@@ -76,5 +76,9 @@ int sr_cluster_utilization(const struct sreport *r);
 int sr_account_by_user(const struct sreport *r);
 int sr_user_by_account(const struct sreport *r, bool top);
 int sr_job_sizes(const struct sreport *r);
+/* sreport_resv.c: reservation Utilization; sr_resv_print prints it for
+ * GET /v1/reservations?all=1's list and r->answer's job records. */
+int sr_resv_utilization(const struct sreport *r);
+void sr_resv_print(const struct sreport *r, const json_t *list);
 
 #endif
