@@ -67,8 +67,9 @@ int sim_run(const struct sim_opts *o, struct sim_result *r, char **err)
     sim_replay(&jobs, &n, procs, o, r);
     sim_metrics(jobs, n, procs, o->warmup, r);
     r->nodes = (procs + cpn - 1) / cpn;
+    int rc = o->jobs_out ? sim_write_jobs(o->jobs_out, jobs, n, err) : 0;
     free(jobs);
-    return 0;
+    return rc;
 }
 
 static int sim_usage(FILE *out)
@@ -78,7 +79,8 @@ static int sim_usage(FILE *out)
                  "                [--max-procs-per-user N] [--max-jobs-per-user N]\n"
                  "                [--scavenger-users PCT] [--scavenger-stream K] [--owners-only]\n"
                  "                [--preempt off|requeue|cancel] [--grace S] [--seed N]\n"
-                 "                [--maint START,DURATION[,PERIOD]] TRACE.swf[.gz]\n");
+                 "                [--maint START,DURATION[,PERIOD]] [--jobs-out FILE]\n"
+                 "                TRACE.swf[.gz]\n");
     return out == stdout ? 0 : 1;
 }
 
@@ -171,7 +173,7 @@ static const struct option longopts[] = {
     {"scavenger-stream", required_argument, NULL, 'K'},
     {"owners-only", no_argument, NULL, 'O'}, {"preempt", required_argument, NULL, 'E'},
     {"grace", required_argument, NULL, 'G'}, {"seed", required_argument, NULL, 'D'},
-    {"maint", required_argument, NULL, 'M'},
+    {"maint", required_argument, NULL, 'M'}, {"jobs-out", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
@@ -222,6 +224,7 @@ static int sim_parse(int argc, char **argv, struct sim_opts *o, bool *json)
                 return 1;
             break;
         case 'O': o->scav.owners_only = true; break;
+        case 'o': o->jobs_out = optarg; break;
         case 't': o->truncate = true; break;
         case 'j': *json = true; break;
         case 'h': exit(sim_usage(stdout));

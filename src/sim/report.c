@@ -1,7 +1,11 @@
 /* `herd sim`'s report: plain text, or one JSON object a line. */
+#include <errno.h>
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+#include "common/xmalloc.h"
 
 #include "sim/sim.h"
 
@@ -114,4 +118,28 @@ void sim_print(const struct sim_opts *o, const struct sim_result *r, bool json)
            r->avg_wait_s, (long long)r->max_wait_s);
     printf("average bounded slowdown%s (tau = %d s): %.2f\n", has_scav(o) ? " (owners)" : "",
            SIM_TAU_S, r->avg_bsld);
+}
+
+int sim_write_jobs(const char *path, const struct sim_job *jobs, size_t n, char **err)
+{
+    FILE *f = fopen(path, "w");
+
+    if (!f) {
+        *err = xasprintf("--jobs-out %s: %s", path, strerror(errno));
+        return -1;
+    }
+    fprintf(f, "id\tkind\tsubmit\tstart\tend\tprocs\tstate\tpreemptions\tlost\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct sim_job *j = &jobs[i];
+        fprintf(f, "%llu\t%s\t%lld\t%lld\t%lld\t%lld\t%s\t%u\t%lld\n",
+                (unsigned long long)j->id, j->scav ? "scavenger" : "owner", (long long)j->submit,
+                (long long)j->start, (long long)j->end, (long long)j->procs,
+                j->cancelled ? "cancelled" : j->start >= 0 ? "completed" : "never",
+                j->preemptions, (long long)j->lost);
+    }
+    if (fclose(f) != 0) {
+        *err = xasprintf("--jobs-out %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return 0;
 }

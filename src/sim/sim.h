@@ -57,6 +57,7 @@ struct sim_opts {
     } limits;
     struct sim_scav scav;
     struct sim_maint maint;        /* duration 0: none */
+    const char *jobs_out;          /* --jobs-out: every job's schedule, one a line */
 };
 
 struct sim_scav_result {
@@ -104,6 +105,8 @@ bool sim_maint_never_fits(const struct sim_maint *m, int64_t est);
 
 /* report.c */
 void sim_print(const struct sim_opts *o, const struct sim_result *r, bool json);
+/* The schedule, tab-separated with a header; 0, or -1 with *err set. */
+int sim_write_jobs(const char *path, const struct sim_job *jobs, size_t n, char **err);
 const char *sim_preempt_name(enum sim_preempt p);
 
 int cmd_herd_sim(int argc, char **argv);
