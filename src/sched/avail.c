@@ -47,6 +47,15 @@ void sched_free_take(struct sched_free *f, const struct sched_alloc *a, bool exc
     }
 }
 
+struct sched_alloc sched_run_held(const struct sched_running *r, size_t k)
+{
+    struct sched_alloc a = r->allocs[k];
+
+    if (r->suspended)
+        a.cpus = 0;
+    return a;
+}
+
 void sched_free_current(const struct sched_input *in, struct sched_free *f)
 {
     sched_free_empty(in, f);
@@ -55,11 +64,17 @@ void sched_free_current(const struct sched_input *in, struct sched_free *f)
     for (size_t r = 0; r < in->nrunning; r++) {
         const struct sched_running *run = &in->running[r];
         for (size_t k = 0; k < run->nallocs; k++) {
-            const struct sched_alloc *a = &run->allocs[k];
-            if (a->node < in->nnodes)
-                sched_free_take(&f[a->node], a, run->exclusive);
+            struct sched_alloc a = sched_run_held(run, k);
+            if (a.node < in->nnodes)
+                sched_free_take(&f[a.node], &a, run->exclusive);
         }
     }
+}
+
+void sched_free_take_all(struct sched_free *f, const struct sched_decision *d, bool exclusive)
+{
+    for (size_t i = 0; i < d->nallocs; i++)
+        sched_free_take(&f[d->allocs[i].node], &d->allocs[i], exclusive);
 }
 
 static bool type_ok(const struct sched_node *n, const char *want)

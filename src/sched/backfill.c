@@ -26,6 +26,10 @@ struct bf {
     size_t tested;                 /* jobs tested since the first blocked one */
     bool any_blocked;
     struct sched_limits limits;
+    struct sched_free *nowv;       /* free now, this pass's starts taken out: for the
+                                      jobs of reservations and preemption; NULL if neither */
+    struct sched_free *tmp;        /* a reservation's job's own view */
+    struct sched_preempt *pp;      /* NULL: no pending job may preempt */
 };
 
 /* Failed "start now" tries, by job shape: a job whose shape failed with a
@@ -145,6 +149,50 @@ static bool bf_depth_left(struct bf *b)
     return b->tested++ < b->in->bf_max_job_test;
 }
 
+static void bf_started(struct bf *b, const struct sched_job *j, const struct sched_decision *d)
+{
+    if (b->nowv)
+        sched_free_take_all(b->nowv, d, j->exclusive);
+}
+
+static int64_t bf_end(const struct bf *b, int64_t dur)
+{
+    return dur >= SCHED_FOREVER - b->now ? SCHED_FOREVER : b->now + dur;
+}
+
+/* A job of a reservation: placed on what its reservation holds, and then
+ * busy time in the model like any start. */
+static void bf_member(struct bf *b, const struct sched_job *j, struct sched_decision *d)
+{
+    int64_t dur = sched_job_dur(b->in, j);
+
+    d->reason = sched_resv_member(&b->ctx, b->nowv, b->tmp, j, b->now, dur, d);
+    if (d->reason != SCHED_NONE)
+        return;
+    sched_alloc_picks(&b->ctx, b->tmp, j, d);
+    d->start_estimate = b->now;
+    b->model.take(b->model.m, d, j->exclusive,
+                  sched_round_up(bf_end(b, dur), b->now, b->in->bf_resolution_s));
+    b->gen++;
+    bf_started(b, j, d);
+    sched_limits_take(&b->limits, j);
+}
+
+/* A job that cannot start now: kept out by a maintenance, or waiting for
+ * the jobs it preempts. */
+static void bf_after(struct bf *b, const struct sched_job *j, struct sched_decision *d)
+{
+    int64_t dur;
+
+    if (!b->nowv || (d->reason != SCHED_RESOURCES && d->reason != SCHED_PRIORITY))
+        return;
+    dur = sched_job_dur(b->in, j);
+    if (b->in->nresvs && sched_resv_maint_blocks(&b->ctx, b->nowv, j, b->now, dur))
+        d->reason = SCHED_RESV_MAINT;
+    else if (b->pp && sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d))
+        d->reason = SCHED_RESOURCES;
+}
+
 /* A job planned with a reservation (BACKFILL: every one; EASY: the first
  * blocked of its partition). */
 static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_decision *d)
@@ -156,6 +204,7 @@ static void bf_reserve(struct bf *b, const struct sched_job *j, struct sched_dec
     d->start_estimate = t;
     if (t == b->now) {
         d->reason = SCHED_NONE;
+        bf_started(b, j, d);
         return;
     }
     if (t < 0)
@@ -183,6 +232,7 @@ static void bf_try_now(struct bf *b, const struct sched_job *j, int64_t dur,
     t = b->model.plan(b->model.m, j, dur, false, d);
     if (t == b->now) {
         b->gen++;
+        bf_started(b, j, d);
     } else if (m) {
         bool same = m->shape && m->gen == b->gen && same_shape(m->shape, j);
         if (!same || dur < m->min_fail_dur)
@@ -216,6 +266,7 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
             d->reason = SCHED_PRIORITY;
         if (d->reason == SCHED_NONE)
             sched_limits_take(&b->limits, j);
+        bf_after(b, j, d);
     }
 }
 
@@ -231,6 +282,10 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
         d->reason = SCHED_LIMIT;
     if (d->reason != SCHED_NONE)
         return;
+    if (j->resv) {
+        bf_member(b, j, d);
+        return;
+    }
     if (pol == SCHED_POLICY_BACKFILL || !b->reserved[j->part]) {
         if (bf_depth_left(b))
             bf_reserve(b, j, d);
@@ -247,6 +302,31 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     }
     if (d->reason == SCHED_NONE && d->nallocs > 0)   /* started now, not deferred */
         sched_limits_take(&b->limits, j);
+    bf_after(b, j, d);
+}
+
+static bool any_preemptor(const struct sched_input *in)
+{
+    for (size_t i = 0; i < in->npending; i++)
+        if (in->pending[i].preempts)
+            return true;
+    return false;
+}
+
+/* The views reservations and preemption need, when they are in play. */
+static void bf_now_views(struct bf *b)
+{
+    const struct sched_input *in = b->in;
+    size_t nn = in->nnodes ? in->nnodes : 1;
+    bool pre = any_preemptor(in);
+
+    if (in->nresvs == 0 && !pre)
+        return;
+    bf_ready(b);
+    b->nowv = xcalloc(nn, sizeof(*b->nowv));
+    b->tmp = xcalloc(nn, sizeof(*b->tmp));
+    sched_free_current(in, b->nowv);
+    b->pp = pre ? sched_preempt_new(in) : NULL;
 }
 
 void sched_backfill(const struct sched_input *in, int64_t now, struct sched_output *out)
@@ -257,6 +337,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
 
     b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
     sched_limits_init(&b.limits, in);
+    bf_now_views(&b);
     if (!sched_pool_new(in, now, &b.model)) {
         bf_ready(&b);
         sched_profile_new(in, now, &b.ctx, &b.model);
@@ -271,6 +352,9 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.cur);
     xfree(b.reserved);
     xfree(b.memo);
+    xfree(b.nowv);
+    xfree(b.tmp);
+    sched_preempt_free(b.pp);
     xfree(df);
     sched_limits_fini(&b.limits);
 }

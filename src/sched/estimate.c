@@ -128,6 +128,35 @@ static int64_t sim_wait(struct pool_sim *s, int64_t t, int64_t cpus, int64_t gpu
     return t;
 }
 
+/* The first t' >= t at which [t', t' + dur) leaves the job enough of the
+ * partition beside the reservations' holds (the pool sim knows nothing of
+ * them: they are future busy time to a job outside them). */
+static int64_t after_holds(const struct sched_input *in, const struct pool_sim *s,
+                           const bool *inpart, int64_t t, int64_t dur, int64_t cpus,
+                           int64_t gpus)
+{
+    for (size_t pass = 0; pass <= in->nresvs; pass++) {
+        int64_t moved = t;
+        for (size_t i = 0; i < in->nresvs; i++) {
+            const struct sched_resv *r = &in->resvs[i];
+            int64_t hc = 0, hg = 0;
+            if (!(r->start < (dur >= SCHED_FOREVER - t ? SCHED_FOREVER : t + dur) && t < r->end))
+                continue;
+            for (size_t k = 0; k < r->nholds; k++)
+                if (r->holds[k].node < in->nnodes && inpart[r->holds[k].node]) {
+                    hc += r->holds[k].cpus;
+                    hg += __builtin_popcountll(r->holds[k].gpu_mask);
+                }
+            if ((hc && s->cap_cpus - hc < cpus) || (hg && s->cap_gpus - hg < gpus))
+                moved = r->end > moved ? r->end : moved;
+        }
+        if (moved == t)
+            return t;
+        t = moved;
+    }
+    return t;
+}
+
 static void estimate_part(const struct sched_input *in, size_t part, int64_t now,
                           struct sched_output *out, struct release *heap)
 {
@@ -153,7 +182,9 @@ static void estimate_part(const struct sched_input *in, size_t part, int64_t now
         if (t < 0)
             break;   /* the pool never frees enough: no estimate for the rest */
         if (d->start_estimate <= now) {
-            d->start_estimate = sched_round_up(t, now, in->bf_resolution_s);
+            int64_t tr = in->nresvs ? after_holds(in, &s, inpart, t, sched_job_dur(in, j), cpus,
+                                                  gpus) : t;
+            d->start_estimate = sched_round_up(tr, now, in->bf_resolution_s);
             d->forecast = true;
         }
         s.free_cpus -= cpus;

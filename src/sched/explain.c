@@ -236,6 +236,18 @@ void sched_explain_decision(const struct sched_input *in, const struct sched_job
     char when[32];
     sched_explain(in, j, d->reason, buf, len);
     size_t o = strlen(buf);
+    if (d->npreempt > 0 && o + 1 < len) {
+        snprintf(buf + o, len - o, "; preempting %zu job%s (%llu%s) to start when %s", d->npreempt,
+                 d->npreempt == 1 ? "" : "s", (unsigned long long)d->preempt[0],
+                 d->npreempt > 1 ? ", ..." : "", d->npreempt == 1 ? "it ends" : "they end");
+        return;
+    }
+    if (d->reason == SCHED_RESV_MAINT && d->start_estimate > now &&
+        d->start_estimate < INT64_MAX / 8 && o + 1 < len) {
+        when_text(d->start_estimate, now, in->utc_offset_s, when, sizeof when);
+        snprintf(buf + o, len - o, "; expected start %s", when);
+        return;
+    }
     if ((d->reason != SCHED_RESOURCES && d->reason != SCHED_PRIORITY) || d->start_estimate <= now ||
         d->start_estimate >= INT64_MAX / 8 || o + 1 >= len)
         return;

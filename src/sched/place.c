@@ -221,3 +221,18 @@ bool sched_place(struct sched_ctx *c, const struct sched_free *f, const struct s
     order_picks(c, f, &sh);
     return true;
 }
+
+void sched_alloc_picks(struct sched_ctx *c, const struct sched_free *view,
+                       const struct sched_job *j, struct sched_decision *d)
+{
+    struct sched_shape sh;
+
+    sched_shape_init(&sh, j, c->nreq);
+    d->allocs = xcalloc(c->npicks ? c->npicks : 1, sizeof(*d->allocs));
+    d->nallocs = c->npicks;
+    for (size_t i = 0; i < c->npicks; i++) {
+        size_t n = c->picks[i].node;
+        d->allocs[i].node = n;
+        sched_free_alloc(&view[n], &c->in->nodes[n], &sh, &c->picks[i].slot, &d->allocs[i]);
+    }
+}

@@ -7,6 +7,7 @@
  * never run are skipped without blocking anything.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "common/xmalloc.h"
 #include "sched/sched_int.h"
@@ -18,13 +19,28 @@ struct plan {
     struct sched_free *empty;      /* the cluster with nothing running, all up */
     bool *blocked;                 /* per partition: a job waits for resources */
     struct sched_limits limits;
+    int64_t now;
+    struct sched_free *tmp;        /* a job's own view: reservations' holds taken out,
+                                      or only its reservation's resources */
+    struct sched_preempt *pp;      /* NULL: no pending job may preempt */
 };
 
-static void plan_init(struct plan *p, const struct sched_input *in)
+static bool any_preemptor(const struct sched_input *in)
+{
+    for (size_t i = 0; i < in->npending; i++)
+        if (in->pending[i].preempts)
+            return true;
+    return false;
+}
+
+static void plan_init(struct plan *p, const struct sched_input *in, int64_t now)
 {
     size_t nn = in->nnodes ? in->nnodes : 1;
 
     p->in = in;
+    p->now = now;
+    p->tmp = xcalloc(nn, sizeof(*p->tmp));
+    p->pp = any_preemptor(in) ? sched_preempt_new(in) : NULL;
     sched_ctx_init(&p->ctx, in);
     p->free = xcalloc(nn, sizeof(*p->free));
     p->empty = xcalloc(nn, sizeof(*p->empty));
@@ -40,31 +56,69 @@ static void plan_fini(struct plan *p)
     xfree(p->free);
     xfree(p->empty);
     xfree(p->blocked);
+    xfree(p->tmp);
+    sched_preempt_free(p->pp);
     sched_limits_fini(&p->limits);
 }
 
-/* Gives the job the nodes placement chose and takes them out of the view. */
-static void plan_start(struct plan *p, const struct sched_job *j, struct sched_decision *d)
+/* Gives the job the nodes placement chose in view and takes them out of
+ * what is free. */
+static void plan_start(struct plan *p, const struct sched_free *view, const struct sched_job *j,
+                       struct sched_decision *d)
 {
-    struct sched_ctx *c = &p->ctx;
-    struct sched_shape sh;
+    sched_alloc_picks(&p->ctx, view, j, d);
+    sched_free_take_all(p->free, d, j->exclusive);
+    sched_limits_take(&p->limits, j);
+}
 
-    sched_shape_init(&sh, j, c->nreq);
-    d->allocs = xcalloc(c->npicks, sizeof(*d->allocs));
-    d->nallocs = c->npicks;
-    for (size_t i = 0; i < c->npicks; i++) {
-        size_t n = c->picks[i].node;
-        struct sched_alloc *a = &d->allocs[i];
-        a->node = n;
-        sched_free_alloc(&p->free[n], &p->in->nodes[n], &sh, &c->picks[i].slot, a);
-        sched_free_take(&p->free[n], a, j->exclusive);
-    }
+static int64_t plan_end(const struct plan *p, const struct sched_job *j)
+{
+    int64_t dur = sched_job_dur(p->in, j);
+
+    return dur >= SCHED_FOREVER - p->now ? SCHED_FOREVER : p->now + dur;
+}
+
+/* What j may start on now: the free view less the reservations it would
+ * run into. */
+static const struct sched_free *plan_view(struct plan *p, const struct sched_job *j)
+{
+    if (p->in->nresvs == 0)
+        return p->free;
+    memcpy(p->tmp, p->free, p->in->nnodes * sizeof(*p->tmp));
+    return sched_resv_hold(p->in, p->tmp, 0, p->now, plan_end(p, j)) ? p->tmp : p->free;
+}
+
+static enum sched_reason plan_member(struct plan *p, const struct sched_job *j,
+                                     struct sched_decision *d)
+{
+    enum sched_reason r = sched_resv_member(&p->ctx, p->free, p->tmp, j, p->now,
+                                            plan_end(p, j) - p->now, d);
+    if (r == SCHED_NONE)
+        plan_start(p, p->tmp, j, d);
+    return r;
+}
+
+/* j cannot start now: a maintenance keeps it out, or it waits for the
+ * jobs it preempts, or for resources. */
+static enum sched_reason plan_blocked(struct plan *p, const struct sched_job *j,
+                                      struct sched_decision *d)
+{
+    int64_t dur = plan_end(p, j) - p->now;
+
+    /* waiting for a window, not for resources: later jobs may still fit */
+    if (p->in->nresvs && sched_resv_maint_blocks(&p->ctx, p->free, j, p->now, dur))
+        return SCHED_RESV_MAINT;
+    p->blocked[j->part] = true;
+    if (p->pp)
+        sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d);
+    return SCHED_RESOURCES;
 }
 
 static enum sched_reason plan_job(struct plan *p, const struct sched_job *j,
                                   struct sched_decision *d)
 {
     enum sched_reason r;
+    const struct sched_free *v;
 
     if (j->held_admin)
         return SCHED_HELD_ADMIN;
@@ -77,21 +131,22 @@ static enum sched_reason plan_job(struct plan *p, const struct sched_job *j,
         return r;
     if (!sched_limits_fit(&p->limits, j, d))
         return SCHED_LIMIT;
+    if (j->resv)
+        return plan_member(p, j, d);
     if (p->blocked[j->part])
         return SCHED_PRIORITY;
     if (sched_check_req(&p->ctx, p->free, j) == SCHED_REQ_DOWN) {
         p->blocked[j->part] = true;
         return SCHED_REQ_NODE_NOT_AVAIL;
     }
-    if (sched_place(&p->ctx, p->free, j)) {
-        plan_start(p, j, d);
-        sched_limits_take(&p->limits, j);
+    v = plan_view(p, j);
+    if (sched_place(&p->ctx, v, j)) {
+        plan_start(p, v, j, d);
         return SCHED_NONE;
     }
     if (!sched_place(&p->ctx, p->empty, j))
         return SCHED_BAD_CONSTRAINTS;
-    p->blocked[j->part] = true;
-    return SCHED_RESOURCES;
+    return plan_blocked(p, j, d);
 }
 
 void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *out)
@@ -107,7 +162,7 @@ void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *
     if (in->policy != SCHED_POLICY_FIFO) {
         sched_backfill(in, now, out);
     } else {
-        plan_init(&p, in);
+        plan_init(&p, in, now);
         for (size_t i = 0; i < in->npending; i++) {
             out->d[i].reason = plan_job(&p, &in->pending[i], &out->d[i]);
             if (out->d[i].reason == SCHED_NONE)

@@ -99,8 +99,11 @@ static bool pool_eligible(const struct sched_input *in, bool *busy)
 {
     int cpus;
 
-    if (in->nnodes == 0)
+    if (in->nnodes == 0 || in->nresvs > 0)   /* holds are per node: the profile's */
         return false;
+    for (size_t r = 0; r < in->nrunning; r++)
+        if (in->running[r].suspended)
+            return false;
     cpus = in->nodes[0].cpus;
     for (size_t i = 0; i < in->nnodes; i++)
         if (in->nodes[i].cpus != cpus || in->nodes[i].gpus != 0 || !in->nodes[i].avail ||

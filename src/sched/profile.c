@@ -199,6 +199,50 @@ static void prof_destroy(void *m)
     free(p);
 }
 
+/* Held from now until end (SCHED_FOREVER: for good). */
+static void prof_hold_now(struct prof *p, const struct sched_alloc *a, bool excl, int64_t end)
+{
+    struct prof_ev e = { .t = p->now, .a = *a, .excl = excl, .take = true };
+
+    if (a->node >= p->in->nnodes)
+        return;
+    use_apply(p, p->base, &e, false);
+    if (end < SCHED_FOREVER)
+        ev_add(p, end, a, excl, false);
+}
+
+/* A reservation's holds: busy time from its start (taken now if it has
+ * begun) to its end, exact at the start so that nothing runs into it. */
+static void prof_holds(struct prof *p)
+{
+    const struct sched_input *in = p->in;
+
+    for (size_t i = 0; i < in->nresvs; i++) {
+        const struct sched_resv *r = &in->resvs[i];
+        int64_t end = r->end >= SCHED_FOREVER ? SCHED_FOREVER
+                                              : sched_round_up(r->end, p->now, p->res);
+        if (r->end <= p->now)
+            continue;
+        for (size_t k = 0; k < r->nholds; k++) {
+            if (r->holds[k].node >= in->nnodes)
+                continue;
+            if (r->start <= p->now) {
+                prof_hold_now(p, &r->holds[k], false, end);
+                continue;
+            }
+            ev_add(p, r->start, &r->holds[k], false, true);
+            if (end < SCHED_FOREVER)
+                ev_add(p, end, &r->holds[k], false, false);
+        }
+    }
+}
+
+static void prof_take(void *m, const struct sched_decision *d, bool exclusive, int64_t end)
+{
+    for (size_t i = 0; i < d->nallocs; i++)
+        prof_hold_now(m, &d->allocs[i], exclusive, end);
+}
+
 static void prof_running(struct prof *p)
 {
     const struct sched_input *in = p->in;
@@ -209,8 +253,8 @@ static void prof_running(struct prof *p)
         if (end >= 0)
             end = sched_round_up(end > p->now ? end : p->now + 1, p->now, p->res);
         for (size_t k = 0; k < run->nallocs; k++) {
-            struct prof_ev e = { .t = p->now, .a = run->allocs[k], .excl = run->exclusive,
-                                 .take = true };
+            struct prof_ev e = { .t = p->now, .a = sched_run_held(run, k),
+                                 .excl = run->exclusive, .take = true };
             if (e.a.node >= in->nnodes)
                 continue;
             use_apply(p, p->base, &e, false);
@@ -240,7 +284,9 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
             p->total_gpus += in->nodes[i].gpus;
         }
     prof_running(p);
+    prof_holds(p);
     out->plan = prof_plan;
+    out->take = prof_take;
     out->destroy = prof_destroy;
     out->m = p;
 }

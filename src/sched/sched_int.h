@@ -56,6 +56,9 @@ struct sched_free {
 };
 
 uint64_t sched_gpu_full(int gpus);
+/* What a running job holds of its k-th allocation now: a suspended one keeps
+ * its GPUs and memory but not its CPUs. */
+struct sched_alloc sched_run_held(const struct sched_running *r, size_t k);
 /* f has in->nnodes entries. */
 void sched_free_empty(const struct sched_input *in, struct sched_free *f);
 void sched_free_current(const struct sched_input *in, struct sched_free *f);
@@ -123,6 +126,9 @@ struct sched_model {
      * start within the window and returns it; -1 if neither. */
     int64_t (*plan)(void *m, const struct sched_job *j, int64_t dur, bool reserve,
                     struct sched_decision *d);
+    /* Takes what a job started outside the model holds (a reservation's
+     * member, placed on its own view) until end. */
+    void (*take)(void *m, const struct sched_decision *d, bool exclusive, int64_t end);
     void (*destroy)(void *m);
     void *m;
 };
@@ -158,6 +164,41 @@ void sched_limits_take(struct sched_limits *l, const struct sched_job *j);
 /* The run time a job is planned with: its estimate, else its time limit,
  * else its partition's MaxTime, else SCHED_FOREVER. */
 int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j);
+/* Fills d->allocs from the placement in c->picks, choosing GPU indices in
+ * view; takes nothing. */
+void sched_alloc_picks(struct sched_ctx *c, const struct sched_free *view,
+                       const struct sched_job *j, struct sched_decision *d);
+/* Takes a started job's allocations out of a view. */
+void sched_free_take_all(struct sched_free *f, const struct sched_decision *d, bool exclusive);
+
+/* ---- Reservations (resv.c) ----
+ * Holds are future busy time to every job but the reservation's own. */
+bool sched_resv_active(const struct sched_resv *r, int64_t now);
+/* Takes out of v the holds of every reservation but skip (1 + index; 0:
+ * none) that overlaps [from, to). False if none did (v unchanged). */
+bool sched_resv_hold(const struct sched_input *in, struct sched_free *v, size_t skip,
+                     int64_t from, int64_t to);
+/* A job of a reservation (j->resv != 0): SCHED_NONE with c->picks set and
+ * the view placed on left in tmp (in->nnodes entries), or why it waits. */
+enum sched_reason sched_resv_member(struct sched_ctx *c, const struct sched_free *now_view,
+                                    struct sched_free *tmp, const struct sched_job *j,
+                                    int64_t now, int64_t dur, struct sched_decision *d);
+/* Does only a MAINT reservation keep j from starting now in now_view? */
+bool sched_resv_maint_blocks(struct sched_ctx *c, const struct sched_free *now_view,
+                             const struct sched_job *j, int64_t now, int64_t dur);
+
+/* ---- Preemption (preempt.c) ----
+ * Victims chosen in this pass are not chosen again. */
+struct sched_preempt;
+struct sched_preempt *sched_preempt_new(const struct sched_input *in);
+void sched_preempt_free(struct sched_preempt *pp);
+/* j cannot start now in now_view: if preempting running jobs would let it,
+ * names the fewest-cost set in d->preempt and returns true (the set may
+ * be empty when jobs already being preempted free enough). */
+bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
+                        const struct sched_free *now_view, const struct sched_job *j,
+                        int64_t now, int64_t dur, struct sched_decision *d);
+
 /* Start estimates for the waiting jobs the plan gave none (estimate.c). */
 void sched_estimate_rest(const struct sched_input *in, int64_t now, struct sched_output *out);
 
