@@ -326,12 +326,16 @@ static bool sim_ends(struct sim *s, int64_t t)
 }
 
 /* The passes at t: again while the last freed or filled something that
- * another pass at the same second could use. */
+ * another pass at the same second could use, but never more than
+ * SIM_MAX_PASSES: a preemptor whose free resources a lower job takes in the
+ * same pass chooses new victims in the next, for ever. */
+#define SIM_MAX_PASSES 16
+
 static size_t sim_passes(struct sim *s, int64_t t, bool ended, int64_t need)
 {
     size_t passes = 0;
 
-    for (;;) {
+    for (; passes < SIM_MAX_PASSES; ) {
         if (sim_stream_topup(s, t) > 0)
             need = 1;
         if (s->npend == 0 || !sim_may_start(s, t, ended, need))
