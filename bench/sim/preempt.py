@@ -60,13 +60,14 @@ def hours(x):
 def scav_table(name, rows):
     out = ["#### %s" % name, "",
            "| scavengers | run | utilization | busy | owners' wait (s) | owners' bsld |"
-           " scavenger work done (proc-h) | lost (proc-h) | preemptions |",
+           " scavenger work done (proc-h) | lost (proc-h) | preemptions (instant) |",
            "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"]
     for kind, label, r in rows:
         sc = r.get("scavengers", {})
         done = "-" if sc.get("owners_only") else hours(sc.get("done_proc_h", 0))
         lost = "-" if sc.get("owners_only") else hours(sc.get("lost_proc_h", 0))
-        pre = "-" if sc.get("owners_only") else str(sc.get("preemptions", 0))
+        pre = "-" if sc.get("owners_only") else "%d (%d)" % (sc.get("preemptions", 0),
+                                                             sc.get("instant_preemptions", 0))
         out.append("| %s | %s | %.3f | %.3f | %.0f | %.2f | %s | %s | %s |" % (
             kind, label, r["utilization"], r["busy"], r["avg_wait_s"], r["avg_bsld"],
             done, lost, pre))

@@ -287,10 +287,14 @@ static void sim_fini(struct sim *s)
 }
 
 /* The next event's time: an arrival, a run's end, or (while jobs wait) a
- * maintenance window's end; INT64_MAX when nothing is left. */
-static int64_t sim_next_time(const struct sim *s, size_t next, int64_t last, bool *window)
+ * maintenance window's end; INT64_MAX when nothing is left. The ends of
+ * runs cut short are dropped here: they are no event. */
+static int64_t sim_next_time(struct sim *s, size_t next, int64_t last, bool *window)
 {
     int64_t t = INT64_MAX;
+
+    while (s->nheap > 0 && !sim_heap_live(s, &s->heap[0]))
+        sim_heap_pop(s);
 
     if (next < s->ntrace)
         t = s->jobs[next].submit;

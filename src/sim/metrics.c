@@ -42,6 +42,7 @@ static void scav_metrics(const struct sim_job *jobs, size_t n, struct sim_scav_r
             continue;
         sr->jobs++;
         sr->preemptions += j->preemptions;
+        sr->instant += j->instant;
         sr->lost_ps += (double)j->lost;
         if (j->cancelled) {
             sr->cancelled++;

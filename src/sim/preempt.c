@@ -23,6 +23,7 @@ void sim_preempt_stop(struct sim *s, size_t job, int64_t now)
 
     j->lost += (now - j->start) * j->procs;
     j->preemptions++;
+    j->instant += now == j->start;
     j->seq++;                      /* its pending end events are stale now */
     j->stopping = false;
     if (sim_maint_overlaps(s, j->start, now))

@@ -31,12 +31,13 @@ static void json_extra(json_t *j, const struct sim_opts *o, const struct sim_res
     json_object_set_new(j, "owners", json_integer((json_int_t)r->owners));
     if (has_scav(o))
         json_object_set_new(j, "scavengers", json_pack(
-            "{s:f, s:i, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
+            "{s:f, s:i, s:b, s:s, s:I, s:I, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:f}",
             "users_pct", o->scav.users_pct, "stream", o->scav.stream,
             "owners_only", o->scav.owners_only, "preempt", sim_preempt_name(o->scav.preempt),
             "grace_s", (json_int_t)o->scav.grace_s, "seed", (json_int_t)o->scav.seed,
             "jobs", (json_int_t)s->jobs, "completed", (json_int_t)s->completed,
             "cancelled", (json_int_t)s->cancelled, "preemptions", (json_int_t)s->preemptions,
+            "instant_preemptions", (json_int_t)s->instant,
             "done_proc_h", s->done_ps / 3600, "lost_proc_h", s->lost_ps / 3600,
             "avg_wait_s", s->avg_wait_s));
     if (o->maint.duration > 0)
@@ -83,9 +84,10 @@ static void print_scav(const struct sim_opts *o, const struct sim_result *r)
            sim_preempt_name(o->scav.preempt), (long long)o->scav.grace_s);
     if (o->scav.owners_only)
         return;
-    printf("scavenger jobs: %zu, %zu completed, %zu cancelled, %zu preemptions; "
-           "work done %.1f, lost %.1f processor-hours; average wait %.1f s\n",
-           s->jobs, s->completed, s->cancelled, s->preemptions, s->done_ps / 3600,
+    printf("scavenger jobs: %zu, %zu completed, %zu cancelled, %zu preemptions (%zu in the "
+           "second the run began); work done %.1f, lost %.1f processor-hours; average wait "
+           "%.1f s\n", s->jobs, s->completed, s->cancelled, s->preemptions, s->instant,
+           s->done_ps / 3600,
            s->lost_ps / 3600, s->avg_wait_s);
 }
 

@@ -62,6 +62,7 @@ struct sim_opts {
 
 struct sim_scav_result {
     size_t jobs, completed, cancelled, preemptions;
+    size_t instant;                /* preemptions of runs started that same second */
     double done_ps, lost_ps;       /* processor-seconds: completed runs, runs cut short */
     double avg_wait_s;             /* completed ones: last start - submit */
 };

@@ -38,6 +38,7 @@ struct sim_job {
     bool stopping;                 /* a victim: its run ends at its grace's end */
     uint32_t seq;                  /* runs cut short: an end event of an earlier run is stale */
     uint32_t preemptions;
+    uint32_t instant;              /* of them, runs preempted in the second they started */
     int64_t lost;                  /* processor-seconds its preempted runs lost */
 };
 
