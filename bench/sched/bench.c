@@ -8,7 +8,9 @@
  * jobs (a QOS's MaxTRESPerUser and MaxJobsPerUser), the running jobs
  * counted against them: the cost of limits (LOOSE=1 in the environment:
  * caps no job reaches, so that the same jobs start and only the checks
- * cost).
+ * cost). With PREEMPT=1, every other running job is scavenger work (a
+ * preemptable class) and every pending job may preempt it: the cost of
+ * choosing victims.
  * Usage: bench NODES PENDING POLICY [MAX_JOB_TEST [USERS]]
  */
 #include <stdio.h>
@@ -105,7 +107,7 @@ int main(int argc, char **argv)
     struct sched_input in = { 0 };
     struct sched_output out = { 0 };
     struct rusage ru;
-    size_t started = 0, estimated = 0;
+    size_t started = 0, estimated = 0, preempted = 0;
     double t0, t1;
 
     if (argc > 3 && !sched_policy_parse(argv[3], &pol))
@@ -120,27 +122,36 @@ int main(int argc, char **argv)
         for (int s = 0; s < k; s++, nrun++) {
             ra[nrun] = (struct sched_alloc){ i, 8 * g, (uint64_t)g * 32768,
                                              ((UINT64_C(1) << g) - 1) << (s * g) };
-            run[nrun] = (struct sched_running){ .job_id = 1000000 + nrun, .allocs = &ra[nrun], .nallocs = 1, .exclusive = false, .end_time = (int64_t)(60 + rnd() % 86400) };
+            run[nrun] = (struct sched_running){ .job_id = 1000000 + nrun, .allocs = &ra[nrun],
+                                                .nallocs = 1, .end_time = (int64_t)(60 + rnd() % 86400),
+                                                .start_time = -(int64_t)(rnd() % 86400),
+                                                .preempt_class = getenv("PREEMPT") && nrun % 2 };
         }
     }
-    for (size_t i = 0; i < np; i++)
+    for (size_t i = 0; i < np; i++) {
         make_job(&pend[i], i + 1);
+        pend[i].preempts = getenv("PREEMPT") ? UINT64_C(1) << 1 : 0;
+    }
     size_t users = argc > 5 ? strtoul(argv[5], NULL, 10) : 0;
     uint32_t *owner = NULL;
     struct sched_limit *lim = users ? user_limits(users, run, nrun, pend, np, &owner) : NULL;
-    in = (struct sched_input){ nodes, nn, &part, 1, run, nrun, pend, np, pol, 0, 0,
-                               argc > 4 ? strtoul(argv[4], NULL, 10) : 0, lim, users, 0 };
+    in = (struct sched_input){ .nodes = nodes, .nnodes = nn, .parts = &part, .nparts = 1,
+                               .running = run, .nrunning = nrun, .pending = pend, .npending = np,
+                               .policy = pol,
+                               .bf_max_job_test = argc > 4 ? strtoul(argv[4], NULL, 10) : 0,
+                               .limits = lim, .nlimits = users };
     t0 = now_s();
     sched_plan(&in, 0, &out);
     t1 = now_s();
     for (size_t i = 0; i < out.n; i++) {
         started += out.d[i].reason == SCHED_NONE;
         estimated += out.d[i].start_estimate > 0;
+        preempted += out.d[i].npreempt;
     }
     getrusage(RUSAGE_SELF, &ru);
     printf("%-12s nodes %6zu  pending %7zu  running %6zu  users %4zu  pass %8.3f s  "
-           "started %5zu  estimated %7zu  maxrss %6ld MiB\n", sched_policy_name(pol), nn, np,
-           nrun, users, t1 - t0, started, estimated, ru.ru_maxrss / 1024);
+           "started %5zu  estimated %7zu  preempted %5zu  maxrss %6ld MiB\n", sched_policy_name(pol),
+           nn, np, nrun, users, t1 - t0, started, estimated, preempted, ru.ru_maxrss / 1024);
     free(lim);
     free(owner);
     sched_output_free(&out);

@@ -178,19 +178,31 @@ static void bf_member(struct bf *b, const struct sched_job *j, struct sched_deci
     sched_limits_take(&b->limits, j);
 }
 
-/* A job that cannot start now: kept out by a maintenance, or waiting for
+/* A job that cannot start now: kept out by a reservation, or waiting for
  * the jobs it preempts. */
 static void bf_after(struct bf *b, const struct sched_job *j, struct sched_decision *d)
 {
     int64_t dur;
+    enum sched_reason r = SCHED_NONE;
 
     if (!b->nowv || (d->reason != SCHED_RESOURCES && d->reason != SCHED_PRIORITY))
         return;
     dur = sched_job_dur(b->in, j);
-    if (b->in->nresvs && sched_resv_maint_blocks(&b->ctx, b->nowv, j, b->now, dur))
-        d->reason = SCHED_RESV_MAINT;
-    else if (b->pp && sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d))
-        d->reason = SCHED_RESOURCES;
+    if (b->in->nresvs)
+        r = sched_resv_blocks(&b->ctx, b->nowv, j, b->now, dur);
+    if (r != SCHED_NONE) {
+        d->reason = r;
+        return;
+    }
+    struct sched_decision claim = { 0 };
+    if (!b->pp || !sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d, &claim))
+        return;
+    d->reason = SCHED_RESOURCES;
+    sched_free_take_all(b->nowv, &claim, j->exclusive);
+    b->model.take(b->model.m, &claim, j->exclusive,
+                  sched_round_up(bf_end(b, dur), b->now, b->in->bf_resolution_s));
+    b->gen++;
+    free(claim.allocs);
 }
 
 /* A job planned with a reservation (BACKFILL: every one; EASY: the first

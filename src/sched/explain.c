@@ -182,6 +182,10 @@ void sched_explain(const struct sched_input *in, const struct sched_job *j, enum
         snprintf(buf, len, "its time limit runs into a maintenance reservation; it starts "
                  "after the maintenance or sooner with a shorter --time");
         break;
+    case SCHED_RESV_OTHER:
+        snprintf(buf, len, "its time limit runs into a reservation it may not use; it starts "
+                 "after the reservation or sooner with a shorter --time");
+        break;
     case SCHED_RESV_DELETED:
         snprintf(buf, len, "the reservation it asks for was deleted; scontrol update it");
         break;
@@ -242,7 +246,8 @@ void sched_explain_decision(const struct sched_input *in, const struct sched_job
                  d->npreempt > 1 ? ", ..." : "", d->npreempt == 1 ? "it ends" : "they end");
         return;
     }
-    if (d->reason == SCHED_RESV_MAINT && d->start_estimate > now &&
+    if ((d->reason == SCHED_RESV_MAINT || d->reason == SCHED_RESV_OTHER) &&
+        d->start_estimate > now &&
         d->start_estimate < INT64_MAX / 8 && o + 1 < len) {
         when_text(d->start_estimate, now, in->utc_offset_s, when, sizeof when);
         snprintf(buf + o, len - o, "; expected start %s", when);

@@ -104,13 +104,17 @@ static enum sched_reason plan_blocked(struct plan *p, const struct sched_job *j,
                                       struct sched_decision *d)
 {
     int64_t dur = plan_end(p, j) - p->now;
+    enum sched_reason r = p->in->nresvs ? sched_resv_blocks(&p->ctx, p->free, j, p->now, dur)
+                                        : SCHED_NONE;
 
-    /* waiting for a window, not for resources: later jobs may still fit */
-    if (p->in->nresvs && sched_resv_maint_blocks(&p->ctx, p->free, j, p->now, dur))
-        return SCHED_RESV_MAINT;
+    if (r != SCHED_NONE)   /* waiting for a window, not for resources: later jobs may fit */
+        return r;
     p->blocked[j->part] = true;
-    if (p->pp)
-        sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d);
+    struct sched_decision claim = { 0 };
+    if (p->pp && sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d, &claim)) {
+        sched_free_take_all(p->free, &claim, j->exclusive);
+        free(claim.allocs);
+    }
     return SCHED_RESOURCES;
 }
 

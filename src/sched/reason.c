@@ -20,6 +20,7 @@ const char *sched_reason_name(enum sched_reason r)
     case SCHED_RESERVATION: return "Reservation";
     case SCHED_RESV_MAINT: return "ReqNodeNotAvail, Reserved for maintenance";
     case SCHED_RESV_DELETED: return "ReservationDeleted";
+    case SCHED_RESV_OTHER: return "ReqNodeNotAvail, May be reserved for other job";
     }
     return "Unknown";
 }

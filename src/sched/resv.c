@@ -82,20 +82,29 @@ enum sched_reason sched_resv_member(struct sched_ctx *c, const struct sched_free
     return SCHED_NONE;
 }
 
-static bool maint_overlaps(const struct sched_input *in, int64_t from, int64_t to)
+/* The reason of the reservations overlapping [from, to): MAINT first. */
+static enum sched_reason overlap_reason(const struct sched_input *in, int64_t from, int64_t to)
 {
+    enum sched_reason r = SCHED_NONE;
+
     for (size_t i = 0; i < in->nresvs; i++)
-        if (in->resvs[i].maint && overlaps(&in->resvs[i], from, to))
-            return true;
-    return false;
+        if (overlaps(&in->resvs[i], from, to)) {
+            if (in->resvs[i].maint)
+                return SCHED_RESV_MAINT;
+            r = SCHED_RESV_OTHER;
+        }
+    return r;
 }
 
-bool sched_resv_maint_blocks(struct sched_ctx *c, const struct sched_free *now_view,
-                             const struct sched_job *j, int64_t now, int64_t dur)
+enum sched_reason sched_resv_blocks(struct sched_ctx *c, const struct sched_free *now_view,
+                                    const struct sched_job *j, int64_t now, int64_t dur)
 {
     int64_t to = dur >= SCHED_FOREVER - now ? SCHED_FOREVER : now + dur;
+    enum sched_reason r;
 
-    if (j->resv || !maint_overlaps(c->in, now, to))
-        return false;
-    return sched_check_req(c, now_view, j) == SCHED_REQ_OK && sched_place(c, now_view, j);
+    if (j->resv || (r = overlap_reason(c->in, now, to)) == SCHED_NONE)
+        return SCHED_NONE;
+    if (sched_check_req(c, now_view, j) != SCHED_REQ_OK || !sched_place(c, now_view, j))
+        return SCHED_NONE;
+    return r;
 }

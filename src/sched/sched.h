@@ -40,6 +40,8 @@ enum sched_reason {
     SCHED_RESV_MAINT,              /* "ReqNodeNotAvail, Reserved for maintenance": it would
                                       run into a MAINT reservation it may not use */
     SCHED_RESV_DELETED,            /* "ReservationDeleted": set by the controller */
+    SCHED_RESV_OTHER,              /* "ReqNodeNotAvail, May be reserved for other job": as
+                                      SCHED_RESV_MAINT, for a reservation without MAINT */
 };
 
 /* Slurm's name for the reason, as squeue prints it ("Resources", ...). */

@@ -183,9 +183,11 @@ bool sched_resv_hold(const struct sched_input *in, struct sched_free *v, size_t 
 enum sched_reason sched_resv_member(struct sched_ctx *c, const struct sched_free *now_view,
                                     struct sched_free *tmp, const struct sched_job *j,
                                     int64_t now, int64_t dur, struct sched_decision *d);
-/* Does only a MAINT reservation keep j from starting now in now_view? */
-bool sched_resv_maint_blocks(struct sched_ctx *c, const struct sched_free *now_view,
-                             const struct sched_job *j, int64_t now, int64_t dur);
+/* Do only reservations keep j from starting now in now_view? SCHED_RESV_MAINT
+ * if one of them has MAINT, SCHED_RESV_OTHER if not, SCHED_NONE if they
+ * are not what keeps it. */
+enum sched_reason sched_resv_blocks(struct sched_ctx *c, const struct sched_free *now_view,
+                                    const struct sched_job *j, int64_t now, int64_t dur);
 
 /* ---- Preemption (preempt.c) ----
  * Victims chosen in this pass are not chosen again. */
@@ -194,10 +196,14 @@ struct sched_preempt *sched_preempt_new(const struct sched_input *in);
 void sched_preempt_free(struct sched_preempt *pp);
 /* j cannot start now in now_view: if preempting running jobs would let it,
  * names the fewest-cost set in d->preempt and returns true (the set may
- * be empty when jobs already being preempted free enough). */
+ * be empty when jobs already being preempted free enough), with what j
+ * will take in claim->allocs (the caller's to free): the caller keeps it
+ * from every later job of the pass, so that the preemptor's free part
+ * does not go to a third job while its victims end. */
 bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
                         const struct sched_free *now_view, const struct sched_job *j,
-                        int64_t now, int64_t dur, struct sched_decision *d);
+                        int64_t now, int64_t dur, struct sched_decision *d,
+                        struct sched_decision *claim);
 
 /* Start estimates for the waiting jobs the plan gave none (estimate.c). */
 void sched_estimate_rest(const struct sched_input *in, int64_t now, struct sched_output *out);
