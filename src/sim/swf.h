@@ -32,7 +32,14 @@ void swf_free(struct swf_trace *t);
 struct sim_job {
     uint64_t id;
     int64_t submit, run, est, procs, user;
-    int64_t start, end;            /* filled by the simulation */
+    int64_t start, end;            /* filled by the simulation: its last run */
+    bool scav;                     /* a scavenger: owners' jobs may preempt it */
+    bool cancelled;                /* preempted with CANCEL: its last run did no work */
+    bool stopping;                 /* a victim: its run ends at its grace's end */
+    uint32_t seq;                  /* runs cut short: an end event of an earlier run is stale */
+    uint32_t preemptions;
+    uint32_t instant;              /* of them, runs preempted in the second they started */
+    int64_t lost;                  /* processor-seconds its preempted runs lost */
 };
 
 /* Cleans t for a machine of `procs` processors (the rules of `herd sim`,
