@@ -87,6 +87,10 @@ struct conf {
     bool prio_favor_small;     /* PriorityFavorSmall */
     char *prio_flags;          /* PriorityFlags; NULL when none */
     bool prolog_contain;       /* PrologFlags has Contain (or X11): jobs get an extern step */
+    char *metrics_type;        /* MetricsType (metrics/openmetrics); NULL: metrics off */
+    char *metrics_auth_users;  /* MetricsAuthUsers: who may read them; NULL: see PrivateData */
+    char *metrics_params;      /* MetricsParameters (ignore_private_data); NULL: none */
+    char *private_data;        /* PrivateData; NULL: none (metrics readable by anyone) */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;

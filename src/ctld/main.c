@@ -22,6 +22,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/depend.h"
+#include "ctld/metrics.h"
 #include "ctld/prio.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
@@ -143,6 +144,7 @@ static void setup(struct ctld *c)
     job_listen(c, "node agents", launch_on_job);
     job_listen(c, "waiters", api_wait_on_job);
     job_listen(c, "dependencies", depend_on_job);
+    job_listen(c, "metrics", metrics_on_job);
     nodes_init(c);
     nodes_load_state(c);
     build_sparts(c);
@@ -174,6 +176,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     ctld_sched_worker_stop(c);
     api_wait_free_all(c);
     http_server_destroy(c->http);
+    metrics_destroy(c->metrics);
     prio_destroy(c);
     store_close(c->store);
     event_free(c->sched_ev);
