@@ -97,7 +97,8 @@ void om_hist_write(struct evbuffer *b, const char *name, const struct om_label *
     char le[32], series[128];
     if (nl > 3)
         nl = 3;
-    memcpy(all, l, nl * sizeof *l);
+    if (nl)
+        memcpy(all, l, nl * sizeof *l);
     uint64_t cum = 0;
     snprintf(series, sizeof series, "%s_bucket", name);
     for (size_t i = 0; i <= OM_HIST_BOUNDS; i++) {
