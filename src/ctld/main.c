@@ -176,9 +176,9 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     ctld_sched_worker_stop(c);
     api_wait_free_all(c);
     http_server_destroy(c->http);
-    metrics_destroy(c->metrics);
     prio_destroy(c);
     store_close(c->store);
+    metrics_destroy(c->metrics);   /* after the store's last commit, which it times */
     event_free(c->sched_ev);
     event_free(c->tick_ev);
     job_destroy_all(c);
