@@ -190,10 +190,19 @@ static void bf_after(struct bf *b, const struct sched_job *j, struct sched_decis
     dur = sched_job_dur(b->in, j);
     if (b->in->nresvs)
         r = sched_resv_blocks(&b->ctx, b->nowv, j, b->now, dur);
-    if (r != SCHED_NONE)
+    if (r != SCHED_NONE) {
         d->reason = r;
-    else if (b->pp && sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d))
-        d->reason = SCHED_RESOURCES;
+        return;
+    }
+    struct sched_decision claim = { 0 };
+    if (!b->pp || !sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d, &claim))
+        return;
+    d->reason = SCHED_RESOURCES;
+    sched_free_take_all(b->nowv, &claim, j->exclusive);
+    b->model.take(b->model.m, &claim, j->exclusive,
+                  sched_round_up(bf_end(b, dur), b->now, b->in->bf_resolution_s));
+    b->gen++;
+    free(claim.allocs);
 }
 
 /* A job planned with a reservation (BACKFILL: every one; EASY: the first

@@ -110,8 +110,11 @@ static enum sched_reason plan_blocked(struct plan *p, const struct sched_job *j,
     if (r != SCHED_NONE)   /* waiting for a window, not for resources: later jobs may fit */
         return r;
     p->blocked[j->part] = true;
-    if (p->pp)
-        sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d);
+    struct sched_decision claim = { 0 };
+    if (p->pp && sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d, &claim)) {
+        sched_free_take_all(p->free, &claim, j->exclusive);
+        free(claim.allocs);
+    }
     return SCHED_RESOURCES;
 }
 

@@ -241,6 +241,24 @@ static int64_t pool_plan(void *m, const struct sched_job *j, int64_t dur, bool r
     return t;
 }
 
+/* A start outside the plan (a preemptor's claim): the nodes of it that are
+ * free now are taken until end; the rest are its victims', still busy. */
+static void pool_take_outside(void *m, const struct sched_decision *d, bool exclusive,
+                              int64_t end)
+{
+    struct pool *p = m;
+    int64_t n = 0;
+
+    (void)exclusive;
+    for (size_t i = 0; i < d->nallocs; i++)
+        if (d->allocs[i].node < p->in->nnodes && !p->busy[d->allocs[i].node]) {
+            p->busy[d->allocs[i].node] = true;
+            n++;
+        }
+    if (n)
+        pool_take(p, p->now, end, n);
+}
+
 static void pool_destroy(void *m)
 {
     struct pool *p = m;
@@ -268,6 +286,7 @@ bool sched_pool_new(const struct sched_input *in, int64_t now, struct sched_mode
     p->cpus = in->nodes[0].cpus;
     pool_build(p);
     out->plan = pool_plan;
+    out->take = pool_take_outside;
     out->destroy = pool_destroy;
     out->m = p;
     return true;

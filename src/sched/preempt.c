@@ -4,7 +4,10 @@
  * then, node by node, victims are added cheapest first (fewest GPU-seconds
  * run, then CPU-seconds, then the youngest) until the job fits, and any
  * that turn out not to be needed are dropped, so no more work is lost than
- * the job needs. A one-node job goes to the node where that costs least.
+ * the job needs. A job whose nodes all need the same share goes to the
+ * nodes where that costs least (each node costed alone); others to the
+ * nodes placement picks with every preemptable job gone. The job's claim
+ * (what it will take) is kept from later jobs of the pass.
  * Jobs already being preempted (in their GraceTime) cost nothing: their
  * resources are counted free to the first job that may take them.
  */
@@ -227,32 +230,54 @@ static bool cand_node(const struct sched_preempt *pp, const struct sched_job *j,
     return true;
 }
 
-/* A one-node job: the node where its victims cost least. */
-static bool pick_one_node(struct sched_preempt *pp, const struct sched_job *j,
-                          const struct sched_shape *sh, int64_t now)
+struct node_cost {
+    int64_t cost;
+    size_t count, node;
+};
+
+static int node_cost_cmp(const void *a, const void *b)
+{
+    const struct node_cost *x = a, *y = b;
+
+    if (x->cost != y->cost)
+        return x->cost < y->cost ? -1 : 1;
+    if (x->count != y->count)
+        return x->count < y->count ? -1 : 1;
+    return x->node < y->node ? -1 : x->node > y->node;
+}
+
+/* A job whose nodes all need the same slot: each node's victims are
+ * costed alone, and the k cheapest nodes are taken. */
+static bool pick_cheapest(struct sched_preempt *pp, const struct sched_job *j,
+                          const struct sched_shape *sh, int64_t now, struct sched_pick *out)
 {
     const struct sched_part *part = &pp->in->parts[j->part];
+    struct node_cost *nc = xcalloc(part->nnodes ? part->nnodes : 1, sizeof(*nc));
+    size_t n = 0, k = sh->nnodes;
     struct sched_slot s;
-    size_t best = SIZE_MAX, best_count = 0;
-    int64_t best_cost = 0;
+    bool ok = true;
 
     sched_shape_slot(sh, 0, &s);
     for (size_t i = 0; i < part->nnodes; i++) {
-        size_t n = part->nodes[i], count;
-        if (!cand_node(pp, j, n) || !sched_free_fits(&pp->mv[n], &pp->in->nodes[n], sh, &s))
+        size_t node = part->nodes[i];
+        if (!cand_node(pp, j, node) ||
+            !sched_free_fits(&pp->mv[node], &pp->in->nodes[node], sh, &s))
             continue;
         pp->gen++;
-        if (!node_pick(pp, j, sh, &s, n, now))
+        if (!node_pick(pp, j, sh, &s, node, now))
             continue;
-        int64_t cost = node_cost(pp, n, now, &count);
-        if (best == SIZE_MAX || cost < best_cost || (cost == best_cost && count < best_count)) {
-            best = n;
-            best_cost = cost;
-            best_count = count;
-        }
+        nc[n].node = node;
+        nc[n].cost = node_cost(pp, node, now, &nc[n].count);
+        n++;
     }
+    qsort(nc, n, sizeof(*nc), node_cost_cmp);
     pp->gen++;
-    return best != SIZE_MAX && node_pick(pp, j, sh, &s, best, now);
+    for (size_t i = 0; i < k && ok; i++) {
+        ok = i < n && node_pick(pp, j, sh, &s, nc[i].node, now);
+        out[i] = (struct sched_pick){ i < n ? nc[i].node : 0, s };
+    }
+    free(nc);
+    return ok;
 }
 
 static bool pick_placed(struct sched_preempt *pp, struct sched_ctx *c, const struct sched_job *j,
@@ -307,9 +332,26 @@ static size_t commit(struct sched_preempt *pp, struct sched_decision *d)
     return n;
 }
 
+/* What the job will take once its victims are gone: for the rest of the
+ * pass no other job may start on the free part of it. */
+static void claim_fill(struct sched_preempt *pp, const struct sched_shape *sh, const struct sched_pick *picks, size_t n,
+                       struct sched_decision *claim)
+{
+    claim->allocs = xcalloc(n ? n : 1, sizeof(*claim->allocs));
+    claim->nallocs = n;
+    for (size_t i = 0; i < n; i++) {
+        struct sched_free f;
+        size_t node = picks[i].node;
+        node_base(pp, node, &f);
+        claim->allocs[i].node = node;
+        sched_free_alloc(&f, &pp->in->nodes[node], sh, &picks[i].slot, &claim->allocs[i]);
+    }
+}
+
 bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
                         const struct sched_free *now_view, const struct sched_job *j,
-                        int64_t now, int64_t dur, struct sched_decision *d)
+                        int64_t now, int64_t dur, struct sched_decision *d,
+                        struct sched_decision *claim)
 {
     struct sched_shape sh;
     bool ok;
@@ -322,9 +364,21 @@ bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
     if (sched_check_req(c, pp->mv, j) != SCHED_REQ_OK || !sched_place(c, pp->mv, j))
         return false;
     sched_shape_init(&sh, j, c->nreq);
-    if (sh.nnodes == 1 && j->nreq_nodes == 0)
-        ok = pick_one_node(pp, j, &sh, now);
-    else
+    if (sh.nruns == 1 && j->nreq_nodes == 0) {
+        struct sched_pick *picks = xcalloc(sh.nnodes ? sh.nnodes : 1, sizeof(*picks));
+        ok = pick_cheapest(pp, j, &sh, now, picks);
+        if (ok)
+            claim_fill(pp, &sh, picks, sh.nnodes, claim);
+        free(picks);
+    } else {
         ok = pick_placed(pp, c, j, &sh, now);
-    return ok && commit(pp, d) > 0;
+        if (ok)
+            claim_fill(pp, &sh, c->picks, c->npicks, claim);
+    }
+    if (ok && commit(pp, d) > 0)
+        return true;
+    free(claim->allocs);
+    claim->allocs = NULL;
+    claim->nallocs = 0;
+    return false;
 }

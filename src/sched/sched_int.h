@@ -196,10 +196,14 @@ struct sched_preempt *sched_preempt_new(const struct sched_input *in);
 void sched_preempt_free(struct sched_preempt *pp);
 /* j cannot start now in now_view: if preempting running jobs would let it,
  * names the fewest-cost set in d->preempt and returns true (the set may
- * be empty when jobs already being preempted free enough). */
+ * be empty when jobs already being preempted free enough), with what j
+ * will take in claim->allocs (the caller's to free): the caller keeps it
+ * from every later job of the pass, so that the preemptor's free part
+ * does not go to a third job while its victims end. */
 bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
                         const struct sched_free *now_view, const struct sched_job *j,
-                        int64_t now, int64_t dur, struct sched_decision *d);
+                        int64_t now, int64_t dur, struct sched_decision *d,
+                        struct sched_decision *claim);
 
 /* Start estimates for the waiting jobs the plan gave none (estimate.c). */
 void sched_estimate_rest(const struct sched_input *in, int64_t now, struct sched_output *out);

@@ -184,6 +184,53 @@ static void test_cheapest_node_once(void **state)
     }
 }
 
+/* The free GPU a preemptor counts on is not given to a later job while its
+ * victim ends (else it would have to preempt again next pass). */
+static void test_claim_kept(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 1, 4, policies[p]);
+        for (int g = 1; g < 4; g++)
+            cl_run(&c, 0, UINT64_C(1) << g, 1, 1000 + 100 * g);
+        cl_job(&c, 2, 600)->preempts = UINT64_C(1) << 1;
+        cl_job(&c, 1, 60);
+        cl_plan(&c, 2000);
+        assert_int_equal(c.out.d[0].npreempt, 1);
+        assert_true(named(&c.out.d[0], 102));
+        assert_int_not_equal(c.out.d[1].reason, SCHED_NONE);
+        sched_output_free(&c.out);
+    }
+}
+
+/* The same on a processor-count cluster (the whole-node pool model the
+ * simulator plans on): a 2-node preemptor takes the free node and one
+ * victim's, and a later 1-node job does not take the free node. */
+static void test_claim_kept_pool(void **state)
+{
+    (void)state;
+    for (size_t p = 1; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 4, 0, policies[p]);
+        for (size_t i = 0; i < 4; i++)
+            c.nodes[i].cpus = 1, c.nodes[i].mem_mb = 0;
+        for (size_t n = 1; n < 4; n++) {
+            cl_run(&c, n, 0, 1, 1000 + 100 * (int64_t)n);
+            c.run_alloc[c.nrun - 1].mem_mb = 0;
+        }
+        struct sched_job *a = cl_job(&c, 0, 600), *b = cl_job(&c, 0, 60);
+        a->mem_per_node_mb = b->mem_per_node_mb = 0;
+        a->min_nodes = a->ntasks = 2;
+        a->preempts = UINT64_C(1) << 1;
+        cl_plan(&c, 2000);
+        assert_int_equal(c.out.d[0].npreempt, 1);
+        assert_true(named(&c.out.d[0], 102));
+        assert_int_not_equal(c.out.d[1].reason, SCHED_NONE);
+        sched_output_free(&c.out);
+    }
+}
+
 /* A two-node job names victims on both nodes it gets, and only there. */
 static void test_two_nodes(void **state)
 {
@@ -321,6 +368,8 @@ int main(void)
         cmocka_unit_test(test_youngest_two),
         cmocka_unit_test(test_no_victims),
         cmocka_unit_test(test_cheapest_node_once),
+        cmocka_unit_test(test_claim_kept),
+        cmocka_unit_test(test_claim_kept_pool),
         cmocka_unit_test(test_two_nodes),
         cmocka_unit_test(test_suspend_frees_cpus_only),
         cmocka_unit_test(test_maint_window),
