@@ -397,7 +397,9 @@ void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf
                             const char *content_type)
 {
     r->status = status;
-    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type", content_type);
+    if (content_type)
+        evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
+                          content_type);
     evhttp_send_reply(r->ev, status, status < 400 ? "OK" : "Error", buf);
     req_free(r);
 }

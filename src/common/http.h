@@ -100,7 +100,8 @@ void http_reply(struct http_req *r, int status, json_t *body);
  * For answers too large to build as one tree. */
 struct evbuffer;
 void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf);
-/* The same with another Content-Type (squeue's table: text/tab-separated-values). */
+/* The same with another Content-Type (squeue's table: text/tab-separated-values;
+ * NULL: none, for a reply without a body). */
 void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf,
                             const char *content_type);
 /* {"error": msg, "code": code} with the given HTTP status; frees r. */

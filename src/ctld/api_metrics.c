@@ -137,7 +137,7 @@ void api_http_root(struct http_req *r)
 void api_probe(struct http_req *r)
 {
     struct evbuffer *b = evbuffer_new();
-    http_reply_buffer_type(r, 204, b, OM_CONTENT_TYPE);
+    http_reply_buffer_type(r, 204, b, NULL);
     evbuffer_free(b);
 }
 
