@@ -236,6 +236,26 @@ def test_metrics_auth_users_restricts(mcluster, users):
     assert get(port, "/metrics/jobs")[0] == 200
 
 
+def test_private_data_restricts_unless_ignored(mcluster, users):
+    """PrivateData closes the metrics to all but root and SlurmUser;
+    MetricsParameters=ignore_private_data opens them again."""
+    c = mcluster
+    port = c.ctld_port()
+    set_conf(c, "PrivateData", "jobs")
+    try:
+        assert get(port, "/metrics/nodes")[0] == 401
+        st, _, _ = get(port, "/metrics/nodes", {"Authorization": "Munge " + munge_cred(c, users[0])})
+        assert st == 403
+        st, _, _ = get(port, "/metrics/nodes", {"Authorization": "Munge " + munge_cred(c, "root")})
+        assert st == 200
+        set_conf(c, "MetricsParameters", "ignore_private_data")
+        assert get(port, "/metrics/nodes")[0] == 200
+    finally:
+        set_conf(c, "MetricsParameters", None)
+        set_conf(c, "PrivateData", None)
+    assert get(port, "/metrics/nodes")[0] == 200
+
+
 def test_without_metrics_type_endpoints_are_empty(cluster):
     """As Slurm's without MetricsType: 200 and nothing in the body."""
     port = cluster.ctld_port()
