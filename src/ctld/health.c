@@ -12,6 +12,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/metrics.h"
 #include "ctld/step.h"
 
 static void check_nodes(struct ctld *c, int64_t now)
@@ -48,6 +49,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     check_allocations(c, now);
     job_purge(c, now - c->conf->min_job_age);
     ctld_sched_tick(c, now);
+    metrics_tick(c);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue
      * (a pass's, an answer's) would otherwise count as the daemon's own. */

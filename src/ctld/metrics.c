@@ -44,6 +44,9 @@ struct metrics {
     size_t nusers, capusers;
     struct charge *charges;    /* the running jobs that hold GPUs */
     size_t ncharges, capcharges;
+    double idle_s;             /* idle GPU-seconds up to the last tick */
+    uint64_t idle_now;         /* idle GPUs at the last tick */
+    int64_t idle_at_ms;        /* the last tick (monotonic); 0 none yet */
 };
 
 static size_t user_index(struct metrics *m, const char *name)
@@ -136,6 +139,35 @@ void metrics_on_job(struct ctld *c, struct job *j, enum job_event ev)
         charge_start(c->metrics, j, ctld_now());
     else if (ev == JOB_ENDED || ev == JOB_REQUEUED)
         charge_end(c->metrics, j->id, ctld_now());
+}
+
+static double idle_until(const struct metrics *m, int64_t now_ms)
+{
+    if (!m->idle_at_ms)
+        return m->idle_s;
+    return m->idle_s + (double)m->idle_now * (double)(now_ms - m->idle_at_ms) / 1000.0;
+}
+
+void metrics_tick(struct ctld *c)
+{
+    struct metrics *m = c->metrics;
+    if (!m)
+        return;
+    int64_t now = ctld_mono_ms();
+    struct node_usage *u = node_usage_get(c);
+    m->idle_s = idle_until(m, now);
+    m->idle_now = metrics_gpus_idle(c, u);
+    m->idle_at_ms = now;
+    free(u);
+}
+
+void metrics_write_idle(const struct ctld *c, struct evbuffer *b)
+{
+    om_family(b, "herd_gpus_idle_seconds_total",
+              "GPU-seconds idle GPUs (as herd_gpus_idle) stood unused since the controller "
+              "started, sampled every second", "counter");
+    om_sample(b, "herd_gpus_idle_seconds_total", NULL, 0,
+              c->metrics ? idle_until(c->metrics, ctld_mono_ms()) : 0);
 }
 
 int64_t metrics_rpc_start(void *arg)

@@ -35,8 +35,17 @@ void metrics_commit_seen(void *arg, int64_t us);
 void metrics_on_job(struct ctld *c, struct job *j, enum job_event ev);
 /* herd_rpc_requests_total, herd_rpc_latency_seconds, herd_db_commit_seconds */
 void metrics_write_rpc(const struct metrics *m, struct evbuffer *b);
+/* Every second (health.c): herd_gpus_idle_seconds_total integrates the
+ * idle GPUs seen at each tick over the second that follows. */
+void metrics_tick(struct ctld *c);
+/* herd_gpus_idle_seconds_total */
+void metrics_write_idle(const struct ctld *c, struct evbuffer *b);
 /* herd_user_gpu_seconds_total{username} */
 void metrics_write_gpu_seconds(const struct metrics *m, struct evbuffer *b, int64_t now);
+
+/* metrics_nodes.c: GPUs on nodes that may take work that no job holds
+ * (u: node_usage_get's). */
+uint64_t metrics_gpus_idle(const struct ctld *c, const struct node_usage *u);
 
 /* The endpoints' bodies (without "# EOF"). */
 void metrics_jobs(const struct ctld *c, struct evbuffer *b);

@@ -133,16 +133,21 @@ static uint64_t node_val(const struct conf_node *cn, const struct node_usage *u,
     return 0;
 }
 
+uint64_t metrics_gpus_idle(const struct ctld *c, const struct node_usage *u)
+{
+    uint64_t idle = 0;
+    for (size_t i = 0; i < c->nnodes; i++)
+        if (node_avail(&c->nodes[i]) && c->nodes[i].conf->gpus > u[i].gpus)
+            idle += (uint64_t)(c->nodes[i].conf->gpus - u[i].gpus);
+    return idle;
+}
+
 void metrics_nodes(const struct ctld *c, struct evbuffer *b)
 {
     struct node_usage *u = node_usage_get(c);
     struct nagg a = { 0 };
-    uint64_t idle_gpus = 0;
-    for (size_t i = 0; i < c->nnodes; i++) {
+    for (size_t i = 0; i < c->nnodes; i++)
         node_add(&a, &c->nodes[i], &u[i]);
-        if (node_avail(&c->nodes[i]) && c->nodes[i].conf->gpus > u[i].gpus)
-            idle_gpus += (uint64_t)(c->nodes[i].conf->gpus - u[i].gpus);
-    }
     for (size_t v = 0; v < sizeof pernode / sizeof *pernode; v++) {
         om_family(b, pernode[v].name, pernode[v].help, "gauge");
         for (size_t i = 0; i < c->nnodes; i++)
@@ -156,7 +161,8 @@ void metrics_nodes(const struct ctld *c, struct evbuffer *b)
     }
     om_gauge(b, "herd_gpus_idle",
              "GPUs on nodes that may take work (not DOWN, DRAIN or silent) that no job holds",
-             idle_gpus);
+             metrics_gpus_idle(c, u));
+    metrics_write_idle(c, b);
     free(u);
 }
 

@@ -186,10 +186,16 @@ def test_herd_figures(mcluster, gpu_jobs, users, tmp_path):
         u0 = f'{{username="{users[0]}"}}'
         before = samples(get(port, "/metrics/jobs-users-accts")[2])[
             ("herd_user_gpu_seconds_total", u0)]
+        idle_before = samples(get(port, "/metrics/nodes")[2])[("herd_gpus_idle_seconds_total", "")]
         time.sleep(2)
         after = samples(get(port, "/metrics/jobs-users-accts")[2])[
             ("herd_user_gpu_seconds_total", u0)]
         assert after >= before + 3 * 1.5, (before, after)   # 3 GPUs for about 2 s
+        nodes = samples(get(port, "/metrics/nodes")[2])
+        assert nodes[("herd_gpus_idle", "")] == 2
+        # 2 idle GPUs for about 2 s (sampled each second: one second's slack)
+        idle = nodes[("herd_gpus_idle_seconds_total", "")] - idle_before
+        assert 2 * 1.0 <= idle <= 2 * 4.0, idle
         sched = samples(get(port, "/metrics/scheduler")[2])
         assert sched[("herd_rpc_requests_total", '{method="POST",route="/v1/jobs"}')] >= 4
         assert sched[("herd_db_commit_seconds_count", "")] >= 4
