@@ -164,6 +164,30 @@ static int set_rts(struct parse *st, const struct key_def *k, void *base, const 
     return 0;
 }
 
+/* MetricsType: the one plugin Slurm 25.11 has; without it the metrics
+ * endpoints answer with empty bodies, as Slurm's. */
+static int set_metrics_type(struct parse *st, const struct key_def *k, void *base,
+                            const char *val)
+{
+    if (strcasecmp(val, "metrics/openmetrics") != 0)
+        return perr(st, "invalid value '%s' for %s (the one metrics plugin is "
+                    "metrics/openmetrics)", val, k->key);
+    return set_str(st, k, base, val);
+}
+
+/* MetricsParameters: Slurm's comma list; ignore_private_data is its one word. */
+static int set_metrics_params(struct parse *st, const struct key_def *k, void *base,
+                              const char *val)
+{
+    char *list = xstrdup(val), *save = NULL;
+    int rc = 0;
+    for (char *w = strtok_r(list, ",", &save); w && rc == 0; w = strtok_r(NULL, ",", &save))
+        if (strcasecmp(w, "ignore_private_data") != 0)
+            rc = perr(st, "unknown word '%s' in %s (known: ignore_private_data)", w, k->key);
+    free(list);
+    return rc ? rc : set_opt_str(st, k, base, val);
+}
+
 /* PrologFlags: Slurm's comma list. Contain (X11 implies it) makes the
  * extern step that holds a job's processes on each node. */
 static int set_prolog_flags(struct parse *st, const struct key_def *k, void *base,
@@ -458,7 +482,10 @@ static const struct key_def conf_keys[] = {
     { "MaxMemPerCPU", NULL, 0 },
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
     { "MaxTasksPerNode", NULL, 0 }, { "MCSParameters", NULL, 0 }, { "MCSPlugin", NULL, 0 },
-    { "MessageTimeout", set_pos_int, C(msg_timeout) }, { "MinJobAge", set_int, C(min_job_age) },
+    { "MessageTimeout", set_pos_int, C(msg_timeout) },
+    { "MetricsAuthUsers", set_opt_str, C(metrics_auth_users) },
+    { "MetricsParameters", set_metrics_params, C(metrics_params) },
+    { "MetricsType", set_metrics_type, C(metrics_type) }, { "MinJobAge", set_int, C(min_job_age) },
     { "MpiDefault", set_str, C(mpi_default) }, { "MpiParams", NULL, 0 }, { "OverTimeLimit", NULL, 0 },
     { "PluginDir", NULL, 0 }, { "PlugStackConfig", NULL, 0 }, { "PreemptExemptTime", set_secs, C(preempt_exempt_s) },
     { "PreemptMode", set_preempt_mode, C(preempt_mode) },
@@ -479,7 +506,7 @@ static const struct key_def conf_keys[] = {
     { "PriorityWeightJobSize", set_int, C(prio_weight_job_size) },
     { "PriorityWeightPartition", set_int, C(prio_weight_partition) },
     { "PriorityWeightQOS", set_int, C(prio_weight_qos) },
-    { "PriorityWeightTRES", NULL, 0 }, { "PrivateData", NULL, 0 },
+    { "PriorityWeightTRES", NULL, 0 }, { "PrivateData", set_opt_str, C(private_data) },
     { "ProctrackType", NULL, 0 }, { "Prolog", NULL, 0 }, { "PrologEpilogTimeout", NULL, 0 },
     { "PrologFlags", set_prolog_flags, C(prolog_contain) }, { "PrologSlurmctld", NULL, 0 },
     { "PropagatePrioProcess", NULL, 0 }, { "PropagateResourceLimits", NULL, 0 },
@@ -1271,6 +1298,7 @@ void conf_destroy(struct conf *c)
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
         &c->dependency_params, &c->ctld_params, &c->slurmd_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
+        &c->metrics_type, &c->metrics_auth_users, &c->metrics_params, &c->private_data,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

@@ -110,6 +110,10 @@ struct conf {
     int64_t min_exempt_prio;   /* PreemptParameters=min_exempt_priority; default 0 (none) */
     bool job_requeue;          /* JobRequeue: batch jobs may be requeued unless
                                   --no-requeue; default 1 */
+    char *metrics_type;        /* MetricsType (metrics/openmetrics); NULL: metrics off */
+    char *metrics_auth_users;  /* MetricsAuthUsers: who may read them; NULL: see PrivateData */
+    char *metrics_params;      /* MetricsParameters (ignore_private_data); NULL: none */
+    char *private_data;        /* PrivateData; NULL: none (metrics readable by anyone) */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;

@@ -39,6 +39,7 @@ struct http_server {
     void *ctx;
     char *munge_socket;
     struct http_guards *guards;
+    struct http_observer obs;
 };
 
 static const char *method_name(enum evhttp_cmd_type t)
@@ -98,8 +99,29 @@ static json_t *read_body(struct evhttp_request *ev, char *err, size_t errlen)
     return body;
 }
 
+/* A request between its arrival and its handler: the credential's check
+ * runs off the loop meanwhile. r comes first: handlers free it as an
+ * http_req (req_free). */
+struct pending {
+    struct http_req r;
+    struct http_server *s;
+    const struct http_route *route;
+    bool path_known;
+    size_t reserved;       /* body bytes counted against the server's bound */
+};
+
+static void observe_end(struct http_server *s, int route, const char *method, int status,
+                        int64_t token)
+{
+    if (s->obs.end)
+        s->obs.end(s->obs.arg, route, method, status, token);
+}
+
 static void req_free(struct http_req *r)
 {
+    struct pending *p = (struct pending *)r;
+    if (p->route)
+        observe_end(p->s, r->route, p->route->method, r->status, r->obs_token);
     json_decref(r->body);
     free(r);
 }
@@ -122,20 +144,11 @@ static void plain_error(struct evhttp_request *ev, int status, const char *msg)
     send_json(ev, status, json_pack("{s:s, s:i}", "error", msg, "code", 0));
 }
 
-/* A request between its arrival and its handler: the credential's check
- * runs off the loop meanwhile. r comes first: handlers free it as an
- * http_req (req_free). */
-struct pending {
-    struct http_req r;
-    struct http_server *s;
-    const struct http_route *route;
-    bool path_known;
-    size_t reserved;       /* body bytes counted against the server's bound */
-};
-
 static void refuse(struct pending *p, int status, const char *msg)
 {
     struct evhttp_request *ev = p->r.ev;
+    observe_end(p->s, p->route ? p->r.route : -1, method_name(evhttp_request_get_command(ev)),
+                status, 0);
     guards_release(p->s->guards, p->reserved);
     free(p);
     plain_error(ev, status, msg);
@@ -154,13 +167,15 @@ static void proceed(struct pending *p)
         return;
     }
     char err[300];
-    r->body = read_body(r->ev, err, sizeof err);
+    /* an anonymous route's body, if any, is nobody's: never parsed */
+    r->body = p->route->role == HTTP_ROLE_ANON ? json_object() : read_body(r->ev, err, sizeof err);
     if (!r->body) {
         refuse(p, 400, err);
         return;
     }
     guards_release(p->s->guards, p->reserved);
     p->reserved = 0;
+    r->obs_token = p->s->obs.start ? p->s->obs.start(p->s->obs.arg) : 0;
     p->route->fn(r);
 }
 
@@ -203,8 +218,10 @@ static void route_find(struct http_server *s, struct pending *p)
         if (!route_match(s->routes[i].pattern, path, &p->r))
             continue;
         p->path_known = true;
-        if (strcmp(s->routes[i].method, method) == 0)
+        if (strcmp(s->routes[i].method, method) == 0) {
             p->route = &s->routes[i];
+            p->r.route = (int)i;
+        }
     }
 }
 
@@ -218,6 +235,7 @@ static void dispatch(struct evhttp_request *ev, void *arg)
     p->s = s;
     p->r.ev = ev;
     p->r.ctx = s->ctx;
+    p->r.route = -1;
     struct evhttp_connection *evcon = evhttp_request_get_connection(ev);
     struct guard_claim claim = { 0 };
     if (evcon)
@@ -242,6 +260,14 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         return;
     }
     const char *hdr = evhttp_find_header(evhttp_request_get_input_headers(ev), "Authorization");
+    if (!hdr && p->route && p->route->role == HTTP_ROLE_ANON &&
+        strcmp(p->route->method, "GET") == 0) {
+        p->r.anon = true;
+        p->r.who.uid = (uid_t)-1;
+        p->r.who.gid = (gid_t)-1;
+        proceed(p);
+        return;
+    }
     if (fd < 0 || !hdr || strncmp(hdr, "Munge ", 6) != 0) {
         refuse(p, 401, "Authentication failure");
         return;
@@ -280,6 +306,11 @@ void http_server_destroy(struct http_server *s)
     guards_destroy(s->guards);
     free(s->munge_socket);
     free(s);
+}
+
+void http_server_observe(struct http_server *s, const struct http_observer *obs)
+{
+    s->obs = *obs;
 }
 
 int http_server_set_params(struct http_server *s, const char *params, char *err, size_t errlen)
@@ -352,6 +383,7 @@ int http_server_listen_tcp(struct http_server *s, const char *addr, int port)
 
 void http_reply(struct http_req *r, int status, json_t *body)
 {
+    r->status = status;
     send_json(r->ev, status, body);
     req_free(r);
 }
@@ -364,7 +396,10 @@ void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf)
 void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf,
                             const char *content_type)
 {
-    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type", content_type);
+    r->status = status;
+    if (content_type)
+        evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
+                          content_type);
     evhttp_send_reply(r->ev, status, status < 400 ? "OK" : "Error", buf);
     req_free(r);
 }
@@ -595,6 +630,7 @@ bool http_stream_start(struct http_req *r)
         return false;
     evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
                       "application/octet-stream");
+    r->status = 200;
     evhttp_send_reply_start(r->ev, 200, "OK");
     return true;
 }

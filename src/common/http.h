@@ -6,7 +6,9 @@
  * ("/v1/jobs/{}"); matched segments reach the handler in req->args. The
  * caller is identified before the handler runs (SO_PEERCRED on Unix sockets,
  * MUNGE on TCP, checked off the event loop; a TCP request without a valid
- * credential gets 401, one munged did not check in time 503). Bodies
+ * credential gets 401, one munged did not check in time 503), except a
+ * GET to an HTTP_ROLE_ANON route: it comes in without one (r->anon), as
+ * Slurm's metrics and health probes do, and its body is never read. Bodies
  * that are not JSON objects get 400; an unknown path 404. What a peer may
  * make the server hold is bounded before evhttp reads it (http_guard.h:
  * connections in total and per peer, body sizes, bodies in flight; on TCP
@@ -25,6 +27,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 #include "common/auth.h"
 
@@ -35,12 +38,19 @@ struct http_server;
 enum http_role {
     HTTP_ROLE_USER,        /* any authenticated caller */
     HTTP_ROLE_ROOT,        /* uid 0 (node agents, the controller) */
+    HTTP_ROLE_ANON,        /* GET only: anyone, a credential optional on TCP (the handler
+                            * decides, r->anon); no body is read */
 };
 
 struct http_req {
     struct evhttp_request *ev;
     struct auth_id who;
     bool via_tcp;
+    bool anon;             /* a TCP GET to an HTTP_ROLE_ANON route without a credential:
+                            * who is unknown (uid and gid -1) */
+    int status;            /* the answer's, once replied */
+    int route;             /* index in the route table; -1 none matched */
+    int64_t obs_token;     /* the observer's start() */
     json_t *body;          /* the request body; an empty object when none */
     const char *args[4];   /* the "{}" segments, in order */
     char argbuf[256];
@@ -61,6 +71,17 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
                                        size_t nroutes, void *ctx, const char *munge_socket);
 void http_server_destroy(struct http_server *s);
 
+/* Told of each request that reached a route (start, then end with the
+ * answer's status once replied) and of each refused one (end only, token
+ * 0; route -1 when no route matched): request counts and latency, kept by
+ * the caller, which owns the clock. */
+struct http_observer {
+    int64_t (*start)(void *arg);
+    void (*end)(void *arg, int route, const char *method, int status, int64_t token);
+    void *arg;
+};
+void http_server_observe(struct http_server *s, const struct http_observer *obs);
+
 /* Reads the server's caps from a Slurm-style parameter list
  * (SlurmctldParameters / SlurmdParameters): conmgr_max_connections,
  * max_connections_per_host, max_body_in_flight; other keys are ignored.
@@ -79,7 +100,8 @@ void http_reply(struct http_req *r, int status, json_t *body);
  * For answers too large to build as one tree. */
 struct evbuffer;
 void http_reply_buffer(struct http_req *r, int status, struct evbuffer *buf);
-/* The same with another Content-Type (squeue's table: text/tab-separated-values). */
+/* The same with another Content-Type (squeue's table: text/tab-separated-values;
+ * NULL: none, for a reply without a body). */
 void http_reply_buffer_type(struct http_req *r, int status, struct evbuffer *buf,
                             const char *content_type);
 /* {"error": msg, "code": code} with the given HTTP status; frees r. */

@@ -1,13 +1,16 @@
 /*
  * api: the route table of herdctld. Users may call the first group; the
- * node agents (uid 0 with a MUNGE credential) the second.
+ * node agents (uid 0 with a MUNGE credential) the second; anyone the third
+ * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads).
  */
 #include "ctld/api.h"
 
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
+#include "ctld/metrics.h"
 #include "ctld/prio.h"
+#include "ctld/store.h"
 #include "ctld/step.h"
 
 static const struct http_route routes[] = {
@@ -48,10 +51,25 @@ static const struct http_route routes[] = {
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
+
+    { "GET", "/", api_http_root, HTTP_ROLE_ANON },
+    { "GET", "/readyz", api_probe, HTTP_ROLE_ANON },
+    { "GET", "/livez", api_probe, HTTP_ROLE_ANON },
+    { "GET", "/healthz", api_probe, HTTP_ROLE_ANON },
+    { "GET", "/metrics", api_metrics_index, HTTP_ROLE_ANON },
+    { "GET", "/metrics/jobs", api_metrics_jobs, HTTP_ROLE_ANON },
+    { "GET", "/metrics/nodes", api_metrics_nodes, HTTP_ROLE_ANON },
+    { "GET", "/metrics/partitions", api_metrics_partitions, HTTP_ROLE_ANON },
+    { "GET", "/metrics/jobs-users-accts", api_metrics_users_accts, HTTP_ROLE_ANON },
+    { "GET", "/metrics/scheduler", api_metrics_sched, HTTP_ROLE_ANON },
 };
 
 void api_register_routes(struct ctld *c)
 {
-    c->http = http_server_create(c->base, routes, sizeof routes / sizeof *routes, c,
-                                 c->conf->munge_socket);
+    size_t n = sizeof routes / sizeof *routes;
+    c->http = http_server_create(c->base, routes, n, c, c->conf->munge_socket);
+    c->metrics = metrics_create(c, routes, n);
+    struct http_observer obs = { metrics_rpc_start, metrics_rpc_end, c->metrics };
+    http_server_observe(c->http, &obs);
+    store_on_commit(c->store, metrics_commit_seen, c->metrics);
 }

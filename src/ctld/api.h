@@ -31,6 +31,19 @@ int api_signal_arg(const json_t *body);
  * is on disk. arg is the struct http_req. */
 void api_reply_after_commit(void *arg);
 
+/* api_metrics.c: GET /, /metrics, /metrics/..., /readyz, /livez, /healthz */
+void api_http_root(struct http_req *r);
+void api_metrics_index(struct http_req *r);
+void api_metrics_jobs(struct http_req *r);
+void api_metrics_nodes(struct http_req *r);
+void api_metrics_partitions(struct http_req *r);
+void api_metrics_users_accts(struct http_req *r);
+void api_metrics_sched(struct http_req *r);
+void api_probe(struct http_req *r);
+/* A reconfigure's new Metrics* and PrivateData keys: swapped into dst. */
+struct conf;
+void metrics_conf_take(struct conf *dst, struct conf *src);
+
 /* api_jobs.c */
 void api_submit(struct http_req *r);
 void api_list(struct http_req *r);

@@ -484,6 +484,7 @@ void api_reconfigure(struct http_req *r)
     c->conf->max_job_count = nc->max_job_count;
     c->conf->return_to_service = nc->return_to_service;
     c->conf->acct_enforce = nc->acct_enforce;
+    metrics_conf_take(c->conf, nc);
     conf_destroy(nc);
     if (!shape)
         log_warnx("reconfigure: nodes or partitions changed in %s; restart herdctld to use them",

@@ -46,7 +46,11 @@
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
  *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
  *   api_acctmgr.c (sacctmgr), api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
- *   table).
+ *   table), api_metrics.c (Slurm's plain-HTTP metrics and probes).
+ * - metrics (metrics.h): metrics.c (RPC and commit latency, GPU-seconds
+ *   per user, kept between scrapes), metrics_jobs.c (jobs, users and
+ *   accounts), metrics_nodes.c (nodes, partitions), metrics_sched.c
+ *   (the scheduler's figures).
  */
 #ifndef HERD_CTLD_H
 #define HERD_CTLD_H
@@ -222,6 +226,7 @@ struct ctld {
     size_t nlisteners;
     size_t nmeta_jobs, capmeta_jobs;
     struct resv_table *resvs;   /* advance reservations: resv.h */
+    struct metrics *metrics;    /* what /metrics serves between scrapes: metrics.h */
 };
 
 /* job.c */

@@ -14,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/preempt.h"
 #include "ctld/resv.h"
+#include "ctld/metrics.h"
 #include "ctld/step.h"
 #include "ctld/suspend.h"
 
@@ -53,6 +54,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     preempt_tick(c, now);
     resv_tick(c, now);
     ctld_sched_tick(c, now);
+    metrics_tick(c);
     /* What a second's requests and passes freed goes back to the system:
      * glibc keeps freed pages resident, and transient copies of a big queue
      * (a pass's, an answer's) would otherwise count as the daemon's own. */

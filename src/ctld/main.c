@@ -23,6 +23,7 @@
 #include "ctld/ctld.h"
 #include "ctld/suspend.h"
 #include "ctld/depend.h"
+#include "ctld/metrics.h"
 #include "ctld/prio.h"
 #include "ctld/resv.h"
 #include "ctld/sched_snap.h"
@@ -146,6 +147,7 @@ static void setup(struct ctld *c)
     job_listen(c, "suspensions", suspend_on_job);
     job_listen(c, "waiters", api_wait_on_job);
     job_listen(c, "dependencies", depend_on_job);
+    job_listen(c, "metrics", metrics_on_job);
     nodes_init(c);
     nodes_load_state(c);
     build_sparts(c);
@@ -180,6 +182,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     http_server_destroy(c->http);
     prio_destroy(c);
     store_close(c->store);
+    metrics_destroy(c->metrics);   /* after the store's last commit, which it times */
     event_free(c->sched_ev);
     event_free(c->tick_ev);
     job_destroy_all(c);

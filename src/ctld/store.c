@@ -79,6 +79,8 @@ struct store {
     struct after *after;
     size_t nafter, capafter;
     struct store_runs *runs;   /* past runs of requeued jobs: store_runs.c */
+    void (*on_commit)(void *arg, int64_t us);
+    void *on_commit_arg;
 };
 
 static void exec_or_die(struct store *s, const char *sql)
@@ -101,7 +103,10 @@ static void commit(struct store *s)
 {
     if (!s->in_txn)
         return;
+    int64_t t0 = ctld_mono_us();
     exec_or_die(s, "COMMIT");
+    if (s->on_commit)
+        s->on_commit(s->on_commit_arg, ctld_mono_us() - t0);
     s->in_txn = false;
     s->ops = 0;
     size_t n = s->nafter;
@@ -334,6 +339,12 @@ void store_set_next_id(struct store *s, uint64_t next)
     txn_touch(s);
     sqlite3_bind_int64(s->next_id, 1, (sqlite3_int64)next);
     step_or_die(s, s->next_id);
+}
+
+void store_on_commit(struct store *s, void (*fn)(void *arg, int64_t us), void *arg)
+{
+    s->on_commit = fn;
+    s->on_commit_arg = arg;
 }
 
 void store_after_commit(struct store *s, store_cb cb, void *arg)

@@ -59,6 +59,8 @@ int store_runs_each(struct store *s, uint64_t id, store_acct_cb cb, void *arg);
 
 typedef void (*store_cb)(void *arg);
 void store_after_commit(struct store *s, store_cb cb, void *arg);
+/* fn(arg, us) after each commit, with the time COMMIT took (metrics). */
+void store_on_commit(struct store *s, void (*fn)(void *arg, int64_t us), void *arg);
 
 /* Hands the loader every job record not finished, or finished after
  * `since`, by ascending id (rec borrowed; NULL for a row that is not JSON),

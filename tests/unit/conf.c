@@ -639,6 +639,31 @@ static void test_prolog_flags(void **state)
                "invalid value 'Contain,Sometimes' for PrologFlags");
 }
 
+/* The Metrics* keys Slurm 25.11 reads: kept as written; a plugin or a
+ * parameter Herd does not have is refused by name. */
+static void test_metrics_keys(void **state)
+{
+    (void)state;
+    struct conf *c = load("MetricsType=metrics/openmetrics\nMetricsAuthUsers=alice,bob\n"
+                          "MetricsParameters=ignore_private_data\nPrivateData=jobs\n");
+    assert_non_null(c);
+    assert_string_equal(c->metrics_type, "metrics/openmetrics");
+    assert_string_equal(c->metrics_auth_users, "alice,bob");
+    assert_string_equal(c->metrics_params, "ignore_private_data");
+    assert_string_equal(c->private_data, "jobs");
+    conf_destroy(c);
+    c = load("ClusterName=c\n");
+    assert_non_null(c);
+    assert_null(c->metrics_type);
+    assert_null(c->metrics_auth_users);
+    conf_destroy(c);
+    load_fails("MetricsType=metrics/prometheus\n", "slurm.conf", 1,
+               "invalid value 'metrics/prometheus' for MetricsType (the one metrics plugin is "
+               "metrics/openmetrics)");
+    load_fails("MetricsParameters=ignore_private_data,fast\n", "slurm.conf", 1,
+               "unknown word 'fast' in MetricsParameters (known: ignore_private_data)");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -653,6 +678,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_gres, setup, teardown),
         cmocka_unit_test_setup_teardown(test_prolog_flags, setup, teardown),
         cmocka_unit_test_setup_teardown(test_preempt_keys, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_metrics_keys, setup, teardown),
         cmocka_unit_test(test_default_path),
         cmocka_unit_test(test_expand_node),
     };
