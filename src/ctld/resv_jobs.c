@@ -146,42 +146,10 @@ static void snap_resvs(const struct ctld *c, struct sched_snap *s, uint32_t *ids
     s->in.nresvs = n;
 }
 
-/* A running job on a held node (one of its own, or one IGNORE_JOBS let
- * run on) is busy already: the core counts it as running. A hold is what
- * is left beside it while it runs into the reservation, so that the two
- * never add up to more than the node has (the core then found no room on
- * any node). */
-static void hold_less(struct sched_alloc *h, const struct sched_alloc *a)
-{
-    h->cpus = h->cpus > a->cpus ? h->cpus - a->cpus : 0;
-    h->mem_mb = h->mem_mb > a->mem_mb ? h->mem_mb - a->mem_mb : 0;
-    h->gpu_mask &= ~a->gpu_mask;
-}
-
-static void snap_less_running(const struct ctld *c, struct sched_snap *s)
-{
-    const struct job *j;
-    JOB_FOREACH(c, j) {
-        if (j->state != JOB_RUNNING)
-            continue;
-        int64_t end = j->time_limit >= 0 ? j->start_time + j->time_limit * 60 : INT64_MAX;
-        for (size_t i = 0; i < s->in.nresvs; i++) {
-            struct sched_alloc *h = (struct sched_alloc *)s->resvs[i].holds;
-            if (end <= s->resvs[i].start)
-                continue;
-            for (size_t a = 0; a < j->nallocs; a++)
-                for (size_t k = 0; k < s->resvs[i].nholds; k++)
-                    if (h[k].node == j->allocs[a].node)
-                        hold_less(&h[k], &j->allocs[a]);
-        }
-    }
-}
-
 void resv_snap(const struct ctld *c, struct sched_snap *s)
 {
     uint32_t *ids = xcalloc(c->resvs->n ? c->resvs->n : 1, sizeof *ids);
     snap_resvs(c, s, ids);
-    snap_less_running(c, s);
     struct sched_job *pend = (struct sched_job *)s->in.pending;
     for (size_t k = 0; k < s->in.npending; k++) {
         uint64_t id = s->metas[k] ? s->metas[k] : pend[k].job_id;

@@ -194,8 +194,13 @@ static void bf_after(struct bf *b, const struct sched_job *j, struct sched_decis
         d->reason = r;
         return;
     }
+    /* The partition's first blocked job has the model's reservation: any
+     * later one may preempt only where that delays none. */
+    const struct sched_model *gate = d->reason == SCHED_RESOURCES ? NULL : &b->model;
+    if (gate && !gate->room)
+        return;
     struct sched_decision claim = { 0 };
-    if (!b->pp || !sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, d, &claim))
+    if (!b->pp || !sched_preempt_find(b->pp, &b->ctx, b->nowv, j, b->now, dur, gate, d, &claim))
         return;
     d->reason = SCHED_RESOURCES;
     sched_free_take_all(b->nowv, &claim, j->exclusive);

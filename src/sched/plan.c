@@ -111,7 +111,7 @@ static enum sched_reason plan_blocked(struct plan *p, const struct sched_job *j,
         return r;
     p->blocked[j->part] = true;
     struct sched_decision claim = { 0 };
-    if (p->pp && sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, d, &claim)) {
+    if (p->pp && sched_preempt_find(p->pp, &p->ctx, p->free, j, p->now, dur, NULL, d, &claim)) {
         sched_free_take_all(p->free, &claim, j->exclusive);
         free(claim.allocs);
     }
@@ -163,10 +163,12 @@ void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *
         out->d[i].job_id = in->pending[i].job_id;
         out->d[i].start_estimate = -1;
     }
+    struct sched_input *net = sched_resv_net(in, now);
+    const struct sched_input *use = net ? net : in;
     if (in->policy != SCHED_POLICY_FIFO) {
-        sched_backfill(in, now, out);
+        sched_backfill(use, now, out);
     } else {
-        plan_init(&p, in, now);
+        plan_init(&p, use, now);
         for (size_t i = 0; i < in->npending; i++) {
             out->d[i].reason = plan_job(&p, &in->pending[i], &out->d[i]);
             if (out->d[i].reason == SCHED_NONE)
@@ -174,6 +176,7 @@ void sched_plan(const struct sched_input *in, int64_t now, struct sched_output *
         }
         plan_fini(&p);
     }
+    sched_resv_net_free(net);
     sched_estimate_rest(in, now, out);
 }
 

@@ -101,16 +101,20 @@ static bool pool_eligible(const struct sched_input *in, bool *busy)
 
     if (in->nnodes == 0 || in->nresvs > 0)   /* holds are per node: the profile's */
         return false;
-    for (size_t r = 0; r < in->nrunning; r++)
+    uint64_t classes = 0;
+    for (size_t r = 0; r < in->nrunning; r++) {
         if (in->running[r].suspended)
             return false;
+        classes |= UINT64_C(1) << (in->running[r].preempt_class & 63);
+    }
+    classes &= ~UINT64_C(1);
     cpus = in->nodes[0].cpus;
     for (size_t i = 0; i < in->nnodes; i++)
         if (in->nodes[i].cpus != cpus || in->nodes[i].gpus != 0 || !in->nodes[i].avail ||
             in->nodes[i].weight > 1)   /* weights rank nodes: the count model cannot */
             return false;
-    for (size_t i = 0; i < in->npending; i++)
-        if (!pool_job_ok(&in->pending[i], cpus))
+    for (size_t i = 0; i < in->npending; i++)   /* a preemptor's plan: the profile's */
+        if (!pool_job_ok(&in->pending[i], cpus) || (in->pending[i].preempts & classes))
             return false;
     return pool_parts_ok(in, busy) && pool_running_ok(in, cpus, busy);
 }
@@ -287,6 +291,7 @@ bool sched_pool_new(const struct sched_input *in, int64_t now, struct sched_mode
     pool_build(p);
     out->plan = pool_plan;
     out->take = pool_take_outside;
+    out->room = NULL;
     out->destroy = pool_destroy;
     out->m = p;
     return true;

@@ -350,8 +350,8 @@ static void claim_fill(struct sched_preempt *pp, const struct sched_shape *sh, c
 
 bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
                         const struct sched_free *now_view, const struct sched_job *j,
-                        int64_t now, int64_t dur, struct sched_decision *d,
-                        struct sched_decision *claim)
+                        int64_t now, int64_t dur, const struct sched_model *gate,
+                        struct sched_decision *d, struct sched_decision *claim)
 {
     struct sched_shape sh;
     bool ok;
@@ -375,6 +375,8 @@ bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
         if (ok)
             claim_fill(pp, &sh, c->picks, c->npicks, claim);
     }
+    if (ok && gate)
+        ok = gate->room(gate->m, j, dur, claim);
     if (ok && commit(pp, d) > 0)
         return true;
     free(claim->allocs);

@@ -25,6 +25,9 @@ struct prof_ev {
     struct sched_alloc a;
     bool excl;
     bool take;                     /* false: gives back */
+    int cls;                       /* the end of a running job a preemptor may take:
+                                      its preempt_class; 0 otherwise */
+    const struct sched_job *owner; /* the start of a job's reservation: that job */
 };
 
 struct prof {
@@ -37,6 +40,9 @@ struct prof {
     struct prof_ev *ev;            /* by time, give-backs first */
     size_t nev, cap;
     int64_t total_cpus, total_gpus, cur_cpus, cur_gpus;   /* used on available nodes */
+    uint64_t classes;              /* the preempt classes running jobs are of */
+    uint64_t disc_mask;            /* the classes disc was summed for; 0: none yet */
+    struct prof_use *disc;         /* per node: what running jobs of those classes use */
 };
 
 static void use_apply(struct prof *p, struct prof_use *u, const struct prof_ev *e, bool aggr)
@@ -63,7 +69,8 @@ static bool ev_before(const struct prof_ev *a, const struct prof_ev *b)
     return !a->take && b->take;
 }
 
-static void ev_add(struct prof *p, int64_t t, const struct sched_alloc *a, bool excl, bool take)
+static struct prof_ev *ev_add(struct prof *p, int64_t t, const struct sched_alloc *a, bool excl,
+                              bool take)
 {
     struct prof_ev e = { .t = t, .a = *a, .excl = excl, .take = take };
     size_t lo = 0, hi = p->nev;
@@ -82,9 +89,13 @@ static void ev_add(struct prof *p, int64_t t, const struct sched_alloc *a, bool 
     memmove(&p->ev[lo + 1], &p->ev[lo], (p->nev - lo) * sizeof(*p->ev));
     p->ev[lo] = e;
     p->nev++;
+    return &p->ev[lo];
 }
 
-static void view_build(struct prof *p, int64_t t, int64_t end, size_t from)
+/* The view from t for a job running until end (except: that job's own
+ * reservation is left out). */
+static void view_build(struct prof *p, int64_t t, int64_t end, size_t from,
+                       const struct sched_job *except)
 {
     const struct sched_input *in = p->in;
 
@@ -102,7 +113,7 @@ static void view_build(struct prof *p, int64_t t, int64_t end, size_t from)
             f->cpus = 0, f->mem_mb = 0, f->gpus = 0;
     }
     for (size_t k = from; k < p->nev && p->ev[k].t < end; k++)
-        if (p->ev[k].take && p->ev[k].t > t)
+        if (p->ev[k].take && p->ev[k].t > t && (!except || p->ev[k].owner != except))
             sched_free_take(&p->view[p->ev[k].a.node], &p->ev[k].a, p->ev[k].excl);
 }
 
@@ -133,7 +144,7 @@ static void prof_commit(struct prof *p, const struct sched_job *j, int64_t t, in
             struct prof_ev e = { .t = t, .a = allocs[i], .excl = j->exclusive, .take = true };
             use_apply(p, p->base, &e, false);
         } else {
-            ev_add(p, t, &allocs[i], j->exclusive, true);
+            ev_add(p, t, &allocs[i], j->exclusive, true)->owner = j;
         }
         if (end < SCHED_FOREVER)
             ev_add(p, end, &allocs[i], j->exclusive, false);
@@ -146,16 +157,52 @@ static void prof_commit(struct prof *p, const struct sched_job *j, int64_t t, in
     }
 }
 
-static int64_t prof_plan(void *m, const struct sched_job *j, int64_t dur, bool reserve,
-                         struct sched_decision *d)
+/* A running job a preemptor of its class may take: not suspended, not
+ * already being preempted (its end is near either way). */
+static int run_class(const struct sched_running *run)
 {
-    struct prof *p = m;
-    struct sched_shape sh;
-    int64_t need_cpus, need_gpus, t = p->now;
-    size_t idx = 0;
+    int c = run->preempt_class;
 
-    sched_shape_init(&sh, j, 0);
-    job_totals(&sh, &need_cpus, &need_gpus);
+    return c >= 1 && c <= 63 && !run->suspended && !run->preempting ? c : 0;
+}
+
+/* Takes out of cur what the running jobs of the classes in mask use: to a
+ * job that may preempt them they are free, later as well as now. */
+static void disc_apply(struct prof *p, uint64_t mask)
+{
+    const struct sched_input *in = p->in;
+
+    if (p->disc_mask != mask) {
+        memset(p->disc, 0, in->nnodes * sizeof(*p->disc));
+        for (size_t r = 0; r < in->nrunning; r++) {
+            const struct sched_running *run = &in->running[r];
+            int c = run_class(run);
+            for (size_t k = 0; c && ((mask >> c) & 1) && k < run->nallocs; k++) {
+                struct prof_ev e = { .a = sched_run_held(run, k), .excl = run->exclusive,
+                                     .take = true };
+                if (e.a.node < in->nnodes)
+                    use_apply(p, p->disc, &e, false);
+            }
+        }
+        p->disc_mask = mask;
+    }
+    for (size_t n = 0; n < in->nnodes; n++) {
+        const struct prof_use *d = &p->disc[n];
+        struct prof_use *u = &p->cur[n];
+        u->cpus -= d->cpus;
+        u->mem_mb -= d->mem_mb;
+        u->gpus &= ~d->gpus;
+        u->nused -= d->nused;
+        u->nexcl -= d->nexcl;
+        if (in->nodes[n].avail) {
+            p->cur_cpus -= d->cpus;
+            p->cur_gpus -= __builtin_popcountll(d->gpus);
+        }
+    }
+}
+
+static void cur_reset(struct prof *p)
+{
     memcpy(p->cur, p->base, p->in->nnodes * sizeof(*p->cur));
     p->cur_cpus = 0;
     p->cur_gpus = 0;
@@ -165,25 +212,75 @@ static int64_t prof_plan(void *m, const struct sched_job *j, int64_t dur, bool r
             p->cur_cpus += p->base[i].cpus;
             p->cur_gpus += __builtin_popcountll(p->base[i].gpus);
         }
+}
+
+static void sweep_to(struct prof *p, size_t *idx, int64_t t, uint64_t skip)
+{
+    for (; *idx < p->nev && p->ev[*idx].t <= t; (*idx)++)
+        if (!((skip >> p->ev[*idx].cls) & 1))
+            use_apply(p, p->cur, &p->ev[*idx], true);
+}
+
+/* The earliest start of j. A job that may preempt is reserved where only
+ * what it may not take keeps it out (the backfill plan counts preemptable
+ * jobs as free to it); it starts now only without victims: those it needs
+ * now are chosen by the pass (sched_preempt_find). */
+static int64_t prof_plan(void *m, const struct sched_job *j, int64_t dur, bool reserve,
+                         struct sched_decision *d)
+{
+    struct prof *p = m;
+    struct sched_shape sh;
+    int64_t need_cpus, need_gpus, t = p->now;
+    size_t idx = 0;
+    uint64_t skip = 0;
+
+    sched_shape_init(&sh, j, 0);
+    job_totals(&sh, &need_cpus, &need_gpus);
+    cur_reset(p);
     for (;;) {
         int64_t end = dur >= SCHED_FOREVER - t ? SCHED_FOREVER : t + dur;
-        for (; idx < p->nev && p->ev[idx].t <= t; idx++)
-            use_apply(p, p->cur, &p->ev[idx], true);
+        sweep_to(p, &idx, t, skip);
         if (p->total_cpus - p->cur_cpus >= need_cpus && p->total_gpus - p->cur_gpus >= need_gpus) {
-            view_build(p, t, end, idx);
-            if (sched_place(p->ctx, p->view, j)) {
+            view_build(p, t, end, idx, NULL);
+            if (!(skip && t == p->now) && sched_place(p->ctx, p->view, j)) {
                 prof_commit(p, j, t, sched_round_up(end, p->now, p->res), d);
                 return t;
             }
         }
         if (!reserve)
             return -1;
+        if (!skip && t == p->now && (j->preempts & p->classes)) {
+            skip = (j->preempts & p->classes) & ~UINT64_C(1);
+            disc_apply(p, skip);
+        }
         while (idx < p->nev && p->ev[idx].take)
             use_apply(p, p->cur, &p->ev[idx++], true);
         if (idx == p->nev || p->ev[idx].t > p->horizon)
             return -1;
         t = p->ev[idx].t;
     }
+}
+
+/* Whether j may take claim now until dur without running into what the
+ * model has reserved for others, the running jobs it may preempt gone. */
+static bool prof_room(void *m, const struct sched_job *j, int64_t dur,
+                      const struct sched_decision *claim)
+{
+    struct prof *p = m;
+    int64_t end = dur >= SCHED_FOREVER - p->now ? SCHED_FOREVER : p->now + dur;
+
+    cur_reset(p);
+    if (j->preempts & p->classes)
+        disc_apply(p, (j->preempts & p->classes) & ~UINT64_C(1));
+    view_build(p, p->now, end, 0, j);
+    for (size_t i = 0; i < claim->nallocs; i++) {
+        const struct sched_alloc *a = &claim->allocs[i];
+        const struct sched_free *v = &p->view[a->node];
+        if (v->excl || (j->exclusive && v->used) || v->cpus < a->cpus ||
+            v->mem_mb < a->mem_mb || (a->gpu_mask & ~v->gpus))
+            return false;
+    }
+    return true;
 }
 
 static void prof_destroy(void *m)
@@ -195,6 +292,7 @@ static void prof_destroy(void *m)
     free(p->base);
     free(p->cur);
     free(p->view);
+    free(p->disc);
     free(p->ev);
     free(p);
 }
@@ -259,7 +357,7 @@ static void prof_running(struct prof *p)
                 continue;
             use_apply(p, p->base, &e, false);
             if (end >= 0)
-                ev_add(p, end, &e.a, run->exclusive, false);
+                ev_add(p, end, &e.a, run->exclusive, false)->cls = run_class(run);
         }
     }
 }
@@ -278,15 +376,20 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
     p->base = xcalloc(nn, sizeof(*p->base));
     p->cur = xcalloc(nn, sizeof(*p->cur));
     p->view = xcalloc(nn, sizeof(*p->view));
+    p->disc = xcalloc(nn, sizeof(*p->disc));
     for (size_t i = 0; i < in->nnodes; i++)
         if (in->nodes[i].avail) {
             p->total_cpus += in->nodes[i].cpus;
             p->total_gpus += in->nodes[i].gpus;
         }
+    for (size_t r = 0; r < in->nrunning; r++)
+        p->classes |= UINT64_C(1) << run_class(&in->running[r]);
+    p->classes &= ~UINT64_C(1);
     prof_running(p);
     prof_holds(p);
     out->plan = prof_plan;
     out->take = prof_take;
+    out->room = prof_room;
     out->destroy = prof_destroy;
     out->m = p;
 }

@@ -29,7 +29,7 @@ bool sched_resv_hold(const struct sched_input *in, struct sched_free *v, size_t 
 
     for (size_t i = 0; i < in->nresvs; i++) {
         const struct sched_resv *r = &in->resvs[i];
-        if (i + 1 == skip || !overlaps(r, from, to))
+        if (i + 1 == skip || r->handover || !overlaps(r, from, to))
             continue;
         for (size_t k = 0; k < r->nholds; k++)
             if (r->holds[k].node < in->nnodes)
@@ -66,7 +66,7 @@ enum sched_reason sched_resv_member(struct sched_ctx *c, const struct sched_free
     const struct sched_input *in = c->in;
     const struct sched_resv *r;
 
-    if (j->resv > in->nresvs)
+    if (j->resv > in->nresvs || in->resvs[j->resv - 1].handover)
         return SCHED_RESV_DELETED;
     r = &in->resvs[j->resv - 1];
     if (!r->flex && !sched_resv_active(r, now)) {
@@ -88,7 +88,7 @@ static enum sched_reason overlap_reason(const struct sched_input *in, int64_t fr
     enum sched_reason r = SCHED_NONE;
 
     for (size_t i = 0; i < in->nresvs; i++)
-        if (overlaps(&in->resvs[i], from, to)) {
+        if (!in->resvs[i].handover && overlaps(&in->resvs[i], from, to)) {
             if (in->resvs[i].maint)
                 return SCHED_RESV_MAINT;
             r = SCHED_RESV_OTHER;

@@ -164,6 +164,9 @@ struct sched_resv {
     size_t nholds;
     bool maint;                    /* MAINT: jobs it keeps out wait with SCHED_RESV_MAINT */
     bool flex;                     /* FLEX */
+    bool handover;                 /* the core's own (resv_net.c): what a running job
+                                      hands to a reservation when it ends; the input's
+                                      reservations never set it */
 };
 
 void sched_job_tres(const struct sched_job *j, struct sched_tres *out);

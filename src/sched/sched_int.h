@@ -129,6 +129,12 @@ struct sched_model {
     /* Takes what a job started outside the model holds (a reservation's
      * member, placed on its own view) until end. */
     void (*take)(void *m, const struct sched_decision *d, bool exclusive, int64_t end);
+    /* Whether a preemptor may take claim now for dur seconds without
+     * running into a reservation of the model (its victims counted gone);
+     * NULL: the model cannot tell, and only a partition's first blocked job
+     * preempts. */
+    bool (*room)(void *m, const struct sched_job *j, int64_t dur,
+                 const struct sched_decision *claim);
     void (*destroy)(void *m);
     void *m;
 };
@@ -171,6 +177,17 @@ void sched_alloc_picks(struct sched_ctx *c, const struct sched_free *view,
 /* Takes a started job's allocations out of a view. */
 void sched_free_take_all(struct sched_free *f, const struct sched_decision *d, bool exclusive);
 
+/* ---- Running jobs inside reservations (resv_net.c) ----
+ * A job that runs on what a reservation holds, inside its window, uses the
+ * held resources rather than adding to them. The pass plans on a copy of
+ * the input whose holds leave out what such jobs use, plus a "handover"
+ * reservation from each job's end to the reservation's end for what it
+ * then gives back to the reservation. A view of now (the job still busy in
+ * it) skips handovers; the backfill model's time line counts them. NULL:
+ * no reservations, plan on in itself. */
+struct sched_input *sched_resv_net(const struct sched_input *in, int64_t now);
+void sched_resv_net_free(struct sched_input *net);
+
 /* ---- Reservations (resv.c) ----
  * Holds are future busy time to every job but the reservation's own. */
 bool sched_resv_active(const struct sched_resv *r, int64_t now);
@@ -199,11 +216,14 @@ void sched_preempt_free(struct sched_preempt *pp);
  * be empty when jobs already being preempted free enough), with what j
  * will take in claim->allocs (the caller's to free): the caller keeps it
  * from every later job of the pass, so that the preemptor's free part
- * does not go to a third job while its victims end. */
+ * does not go to a third job while its victims end. gate: the backfill
+ * model, whose room() must accept the claim (a later job of a partition
+ * may preempt only where that delays no earlier job's reservation); NULL:
+ * no such check (the partition's first blocked job). */
 bool sched_preempt_find(struct sched_preempt *pp, struct sched_ctx *c,
                         const struct sched_free *now_view, const struct sched_job *j,
-                        int64_t now, int64_t dur, struct sched_decision *d,
-                        struct sched_decision *claim);
+                        int64_t now, int64_t dur, const struct sched_model *gate,
+                        struct sched_decision *d, struct sched_decision *claim);
 
 /* Start estimates for the waiting jobs the plan gave none (estimate.c). */
 void sched_estimate_rest(const struct sched_input *in, int64_t now, struct sched_output *out);

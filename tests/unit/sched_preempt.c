@@ -85,7 +85,7 @@ static void cl_resv(struct cl *c, size_t i, int64_t start, int64_t end, const si
                               : (struct sched_alloc){ nodes[k], nd->cpus, nd->mem_mb,
                                                       (UINT64_C(1) << nd->gpus) - 1 };
     }
-    c->resv[i] = (struct sched_resv){ start, end, c->holds[i], n, maint, false };
+    c->resv[i] = (struct sched_resv){ start, end, c->holds[i], n, maint, false, false };
     if (i + 1 > c->in.nresvs)
         c->in.nresvs = i + 1;
 }
@@ -204,8 +204,8 @@ static void test_claim_kept(void **state)
     }
 }
 
-/* The same on a processor-count cluster (the whole-node pool model the
- * simulator plans on): a 2-node preemptor takes the free node and one
+/* The same on a processor-count cluster (one CPU a node, as the simulator
+ * runs a trace): a 2-node preemptor takes the free node and one
  * victim's, and a later 1-node job does not take the free node. */
 static void test_claim_kept_pool(void **state)
 {
@@ -362,6 +362,93 @@ static void test_member_inside_only(void **state)
     }
 }
 
+/* A job already running on a node a reservation holds uses what it holds:
+ * counted once, not twice. A whole-node job without the reservation then
+ * starts on the other, idle node at once. */
+static void test_running_inside_counted_once(void **state)
+{
+    (void)state;
+    static const size_t n0[] = { 0 };
+    for (size_t p = 0; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 2, 2, policies[p]);
+        cl_resv(&c, 0, 900, 100000, n0, 1, 0, false);
+        cl_run(&c, 0, 0x1, 0, 0);
+        cl_job(&c, 0, 600)->cpus_per_task = 16;
+        cl_plan(&c, 1000);
+        assert_int_equal(c.out.d[0].reason, SCHED_NONE);
+        assert_int_equal(c.out.d[0].allocs[0].node, 1);
+        sched_output_free(&c.out);
+    }
+}
+
+/* When a job running inside a maintenance ends, what it held stays held
+ * to the maintenance's end: the plan never promises the node sooner. */
+static void test_hold_outlives_running(void **state)
+{
+    (void)state;
+    static const size_t n0[] = { 0 };
+    for (size_t p = 1; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 1, 2, policies[p]);
+        cl_resv(&c, 0, 900, 5000, n0, 1, 0, true);
+        cl_run(&c, 0, 0x3, 0, 0)->end_time = 1200;
+        cl_job(&c, 2, 600);
+        cl_job(&c, 2, 600);
+        cl_plan(&c, 1000);
+        for (size_t i = 0; i < 2; i++) {
+            assert_int_not_equal(c.out.d[i].reason, SCHED_NONE);
+            assert_true(c.out.d[i].start_estimate >= 5000);
+        }
+        sched_output_free(&c.out);
+    }
+}
+
+/* Four 1-CPU nodes: an owner job runs on node 0 until 2000, scavengers on
+ * nodes 1 and 2 until 4600. A (all four nodes) is reserved at 2000, the
+ * scavengers counted free to it. A later preemptor that would hold three
+ * nodes past 2000 names no victims (it would delay A); one that is done
+ * before 2000 takes the free node and one scavenger's. */
+static struct cl *owners_and_scavengers(struct cl *c, enum sched_policy pol, int64_t b_s,
+                                        int b_nodes)
+{
+    cl_init(c, 4, 0, pol);
+    for (size_t i = 0; i < 4; i++)
+        c->nodes[i].cpus = 1, c->nodes[i].mem_mb = 0;
+    cl_run(c, 0, 0, 0, 500)->end_time = 2000;
+    for (size_t n = 1; n < 3; n++)
+        cl_run(c, n, 0, 1, 900)->end_time = 4600;
+    for (size_t i = 0; i < c->nrun; i++)
+        c->run_alloc[i].mem_mb = 0;
+    struct sched_job *a = cl_job(c, 0, 600), *b = cl_job(c, 0, b_s);
+    a->mem_per_node_mb = b->mem_per_node_mb = 0;
+    a->min_nodes = a->ntasks = 4;
+    b->min_nodes = b->ntasks = b_nodes;
+    a->preempts = b->preempts = UINT64_C(1) << 1;
+    return c;
+}
+
+static void test_preempt_respects_reservation(void **state)
+{
+    (void)state;
+    for (size_t p = 0; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_plan(owners_and_scavengers(&c, policies[p], 5000, 3), 1000);
+        assert_int_equal(c.out.d[0].npreempt, 0);
+        assert_int_equal(c.out.d[1].npreempt, 0);
+        assert_int_not_equal(c.out.d[1].reason, SCHED_NONE);
+        if (policies[p] != SCHED_POLICY_FIFO)
+            assert_int_equal(c.out.d[0].start_estimate, 2000);
+        sched_output_free(&c.out);
+        if (policies[p] == SCHED_POLICY_FIFO)   /* nothing passes a blocked job */
+            continue;
+        cl_plan(owners_and_scavengers(&c, policies[p], 540, 2), 1000);
+        assert_int_equal(c.out.d[1].npreempt, 1);
+        assert_int_equal(c.out.d[0].start_estimate, 2000);
+        sched_output_free(&c.out);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -376,6 +463,9 @@ int main(void)
         cmocka_unit_test(test_estimates_skip_maint),
         cmocka_unit_test(test_gpu_reservation),
         cmocka_unit_test(test_member_inside_only),
+        cmocka_unit_test(test_running_inside_counted_once),
+        cmocka_unit_test(test_hold_outlives_running),
+        cmocka_unit_test(test_preempt_respects_reservation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
