@@ -425,6 +425,24 @@ static int set_preempt_params(struct parse *st, const struct key_def *k, void *b
     return 0;
 }
 
+static int set_acctg_freq(struct parse *st, const struct key_def *k, void *base,
+                          const char *val)
+{
+    char why[160];
+    if (conf_acctg_freq_parse(val, (int *)((char *)base + k->off), why, sizeof why) < 0)
+        return perr(st, "invalid value '%s' for %s: %s", val, k->key, why);
+    return 0;
+}
+
+static int set_idle_gpu(struct parse *st, const struct key_def *k, void *base, const char *val)
+{
+    char why[240];
+    if (conf_idle_gpu_parse((struct conf_idle_gpu *)((char *)base + k->off), val, why,
+                            sizeof why) < 0)
+        return perr(st, "invalid value '%s' for %s: %s", val, k->key, why);
+    return 0;
+}
+
 /* Slurm's time format, kept in seconds. */
 static int set_secs(struct parse *st, const struct key_def *k, void *base, const char *val)
 {
@@ -468,8 +486,9 @@ static const struct key_def conf_keys[] = {
     { "GresTypes", set_str, C(gres_types) }, { "GroupUpdateForce", NULL, 0 },
     { "GroupUpdateTime", NULL, 0 }, { "HashPlugin", NULL, 0 },
     { "HealthCheckInterval", NULL, 0 }, { "HealthCheckNodeState", NULL, 0 },
-    { "HealthCheckProgram", NULL, 0 }, { "InactiveLimit", NULL, 0 },
-    { "InteractiveStepOptions", NULL, 0 }, { "JobAcctGatherFrequency", NULL, 0 },
+    { "HealthCheckProgram", NULL, 0 }, { "IdleGPUPolicy", set_idle_gpu, C(idle_gpu) },
+    { "InactiveLimit", NULL, 0 },
+    { "InteractiveStepOptions", NULL, 0 }, { "JobAcctGatherFrequency", set_acctg_freq, C(acctg_freq) },
     { "JobAcctGatherParams", NULL, 0 }, { "JobAcctGatherType", NULL, 0 },
     { "JobCompHost", NULL, 0 }, { "JobCompLoc", NULL, 0 }, { "JobCompPass", NULL, 0 },
     { "JobCompPort", NULL, 0 }, { "JobCompType", NULL, 0 }, { "JobCompUser", NULL, 0 },
@@ -1217,6 +1236,8 @@ static void conf_set_defaults(struct conf *c, const char *path)
     c->prio_calc_period_min = 5;
     c->suspend_grace_s = 2;
     c->job_requeue = true;
+    c->acctg_freq = 30;
+    conf_idle_gpu_clear(&c->idle_gpu);
 }
 
 static void parse_init(struct parse *st, struct conf *c, char *err, size_t errlen)
@@ -1302,6 +1323,7 @@ void conf_destroy(struct conf *c)
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);
+    conf_idle_gpu_clear(&c->idle_gpu);
     for (size_t i = 0; i < c->nnodes; i++)
         node_free(&c->nodes[i]);
     free(c->nodes);

@@ -58,6 +58,24 @@ enum {
 /* PreemptParameters flags. */
 enum { CONF_PP_YOUNGEST_FIRST = 1, CONF_PP_STRICT_ORDER = 2, CONF_PP_SEND_USER_SIGNAL = 4 };
 
+/* IdleGPUPolicy=threshold=5,flag_after=60,action=cancel,action_after=60,
+ * exempt_qos=a:b,exempt_accounts=..,exempt_users=..,notify=PATH,dry_run
+ * (Herd's own key): a running job whose GPUs all stay under threshold %
+ * for flag_after is flagged and its user told; action_after later it is
+ * cancelled or requeued (dry_run: said, not done). */
+enum { CONF_IDLE_NONE, CONF_IDLE_CANCEL, CONF_IDLE_REQUEUE };
+#define CONF_IDLE_DEFAULT_PCT 5
+struct conf_idle_gpu {
+    int threshold_pct;         /* a GPU under it is idle; default 5 (also without the key:
+                                  herdd marks idle jobs for /metrics) */
+    int64_t flag_after_s;      /* 0: the policy is off */
+    int action;                /* CONF_IDLE_* */
+    int64_t action_after_s;    /* from the flag */
+    char *exempt_qos, *exempt_accounts, *exempt_users;   /* comma lists; NULL none */
+    char *notify;              /* a program run on each flag and action; NULL none */
+    bool dry_run;
+};
+
 struct conf {
     char *path;
     char *cluster_name;        /* ClusterName; default "cluster" */
@@ -114,6 +132,9 @@ struct conf {
     char *metrics_auth_users;  /* MetricsAuthUsers: who may read them; NULL: see PrivateData */
     char *metrics_params;      /* MetricsParameters (ignore_private_data); NULL: none */
     char *private_data;        /* PrivateData; NULL: none (metrics readable by anyone) */
+    int acctg_freq;            /* JobAcctGatherFrequency's task period, seconds; default
+                                  30; 0: jobs are not sampled */
+    struct conf_idle_gpu idle_gpu;   /* IdleGPUPolicy; flag_after_s 0: off */
     struct conf_node *nodes;   /* one per node name, hostlists expanded */
     size_t nnodes;
     struct conf_part *parts;
@@ -138,6 +159,15 @@ int64_t conf_max_script_size(const struct conf *c);
 /* conf_preempt.c: the preemption keys' words, both ways. The parsers
  * return 0, or -1 on a value they do not know (err names it when given). */
 int conf_preempt_type_parse(const char *s, int *out);
+
+/* conf_gpu.c: "30" or "task=30,energy=0,..." (JobAcctGatherFrequency,
+ * --acctg-freq): the task period into *task_s; 0, or -1 with err. */
+int conf_acctg_freq_parse(const char *s, int *task_s, char *err, size_t errlen);
+/* IdleGPUPolicy's value into p (cleared first); 0, or -1 with err. */
+int conf_idle_gpu_parse(struct conf_idle_gpu *p, const char *s, char *err, size_t errlen);
+void conf_idle_gpu_clear(struct conf_idle_gpu *p);
+/* name is in the comma list (case-insensitive). */
+bool conf_idle_gpu_listed(const char *list, const char *name);
 const char *conf_preempt_type_name(int t);
 int conf_preempt_mode_parse(const char *s, int *out, char *err, size_t errlen);
 /* "OFF", "REQUEUE", "GANG,SUSPEND"; lower: sacctmgr's "requeue" (OFF: "cluster"). */

@@ -64,6 +64,7 @@ void agent_job_forget(struct agent *a, struct ajob *j)
     for (struct ajob **pp = &a->jobs; *pp; pp = &(*pp)->next) {
         if (*pp == j) {
             *pp = j->next;
+            gpumon_job_free(j);
             free(j->cpu_ids);
             free(j);
             return;
@@ -150,7 +151,12 @@ static void report_end(struct agent *a, struct ajob *j)
                              "job_id", (json_int_t)j->id, "state", j->res.state,
                              "exit_code", j->res.exit_code, "exit_signal", j->res.exit_signal,
                              "end_time", (json_int_t)j->res.end_time);
-    json_t *usage = spool_usage_json(&j->res);
+    json_t *usage = spool_usage_json(&j->res), *gpu = gpumon_job_json(j);
+    if (gpu) {
+        if (!usage)
+            usage = json_object();
+        json_object_set_new(usage, "gpu", gpu);
+    }
     if (usage)
         json_object_set_new(body, "usage", usage);
     if (j->res.prolog_failed)
@@ -173,6 +179,7 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         if (j->ended && !j->reporting)
             report_end(a, j);
     }
+    gpumon_tick(a);
     if (a->stopping && (!a->jobs || noded_now() >= a->stop_by))
         event_base_loopbreak(a->base);
 }
@@ -232,6 +239,7 @@ static void scan_spool(struct agent *a)
         j->sup_pid = spool_read_pid(dir, SPOOL_SUP_PID);
         j->pgid = spool_read_pid(dir, SPOOL_PGID);
         launch_read_cpus(j, dir);
+        gpumon_job_init(a, j, dir);
         free(dir);
         job_check(a, j);
         log_info("job %lld: found in the spool, %s", (long long)id,
@@ -318,6 +326,7 @@ int agent_start(struct agent *a)
     detect_check(a->node, &d);
     a->gpu_devs = detect_gpu_devs(a->node, &d);
     detect_clear(&d);
+    gpumon_start(a);
     spool_pool_reset(a->spool, &a->pool_free);
     scan_spool(a);
     if (start_timers(a) < 0)
@@ -368,12 +377,14 @@ void agent_destroy(struct agent *a)
         struct ajob *j = a->jobs;
         a->jobs = j->next;
         launch_wait_free(j);
+        gpumon_job_free(j);
         free(j->cpu_ids);
         free(j);
     }
     for (size_t i = 0; a->gpu_devs && a->gpu_devs[i]; i++)
         free(a->gpu_devs[i]);
     free(a->gpu_devs);
+    gpumon_stop(a);
     free(a->conf_path);
     free(a->log_file);
     free(a->spool);

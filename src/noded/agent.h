@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "common/http.h"
+#include "noded/gpumon.h"
 #include "noded/spool.h"
 
 struct conf;
@@ -35,6 +36,7 @@ struct ajob {
     size_t ncpu_ids;
     struct job_result res;
     struct launching *starting;  /* set until its supervisor is up: launch_ready.c */
+    struct jobmon mon;     /* its use sampled so far: gpumon.c */
     struct ajob *next;
 };
 
@@ -56,6 +58,7 @@ struct agent {
     struct astep *steps;   /* srun's steps with tasks here: step.c */
     int pool_free;         /* finished jobs' directories to reuse: spool_pool.c */
     char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
+    struct gpumon *mon;    /* NVML and the sampling: gpumon.c */
     bool registering;
     bool stopping;
     int64_t stop_by;       /* when a stopping agent gives up reporting */

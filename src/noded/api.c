@@ -1,3 +1,4 @@
+#include <event2/buffer.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -5,6 +6,7 @@
 #include "common/conf.h"
 #include "common/http.h"
 #include "common/log.h"
+#include "common/openmetrics.h"
 #include "noded/agent.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
@@ -89,7 +91,18 @@ static void on_time_limit(struct http_req *r)
     http_reply(r, 200, NULL);
 }
 
+/* Anyone may read it, as the controller's: GPU figures and job ids, no
+ * names of jobs, scripts or environments. */
+static void on_metrics(struct http_req *r)
+{
+    struct evbuffer *b = evbuffer_new();
+    gpumon_metrics(r->ctx, b);
+    http_reply_buffer_type(r, 200, b, OM_CONTENT_TYPE);
+    evbuffer_free(b);
+}
+
 const struct http_route agent_routes[] = {
+    { "GET", "/metrics", on_metrics, HTTP_ROLE_ANON },
     { "POST", "/v1/timelimit", on_time_limit, HTTP_ROLE_ROOT },
     { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
     { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },

@@ -4,7 +4,6 @@
 #include <stdbool.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <dlfcn.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,53 +13,8 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
+#include "noded/nvml.h"
 #include "noded/sysops.h"
-
-/* NVML's own ABI, declared here since we build without its header. */
-typedef int nvml_ret;
-typedef void *nvml_device;
-#define NVML_SUCCESS 0
-#define NVML_NAME_LEN 96
-
-struct nvml {
-    void *lib;
-    nvml_ret (*init)(void);
-    nvml_ret (*shutdown)(void);
-    nvml_ret (*count)(unsigned int *);
-    nvml_ret (*handle)(unsigned int, nvml_device *);
-    nvml_ret (*name)(nvml_device, char *, unsigned int);
-    nvml_ret (*uuid)(nvml_device, char *, unsigned int);      /* optional */
-    nvml_ret (*minor_number)(nvml_device, unsigned int *); /* optional */
-};
-
-static int nvml_open(struct nvml *n)
-{
-    const char *path = getenv("HERD_NVML_LIBRARY");
-    n->lib = sys->dlopen(path && path[0] ? path : "libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!n->lib) {
-        const char *why = dlerror();
-        log_debug("no NVML: %s", why ? why : "not loaded");
-        return -1;
-    }
-    *(void **)&n->init = sys->dlsym(n->lib, "nvmlInit_v2");
-    *(void **)&n->shutdown = sys->dlsym(n->lib, "nvmlShutdown");
-    *(void **)&n->count = sys->dlsym(n->lib, "nvmlDeviceGetCount_v2");
-    *(void **)&n->handle = sys->dlsym(n->lib, "nvmlDeviceGetHandleByIndex_v2");
-    *(void **)&n->name = sys->dlsym(n->lib, "nvmlDeviceGetName");
-    *(void **)&n->uuid = sys->dlsym(n->lib, "nvmlDeviceGetUUID");
-    *(void **)&n->minor_number = sys->dlsym(n->lib, "nvmlDeviceGetMinorNumber");
-    if (!n->init || !n->shutdown || !n->count || !n->handle || !n->name) {
-        log_warnx("NVML library lacks the functions herdd needs");
-        sys->dlclose(n->lib);
-        return -1;
-    }
-    if (n->init() != NVML_SUCCESS) {
-        log_warnx("nvmlInit_v2 failed");
-        sys->dlclose(n->lib);
-        return -1;
-    }
-    return 0;
-}
 
 void detect_gpu_type(char *name)
 {
@@ -95,8 +49,7 @@ static void detect_gpus(struct detect *d)
                                   && mnr < 1u << 20 ? (int)mnr : -1;
         d->gpu_types[d->ngpus++] = xstrdup(name);
     }
-    n.shutdown();
-    sys->dlclose(n.lib);
+    nvml_close(&n);
 }
 
 void detect_run(struct detect *d)

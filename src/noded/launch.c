@@ -186,6 +186,7 @@ static void start_job(struct agent *a, const struct job_spec *js, struct http_re
     struct ajob *j = agent_job_add(a, js->job_id);
     j->cpu_ids = tmp.cpu_ids;
     j->ncpu_ids = tmp.ncpu_ids;
+    gpumon_job_init(a, j, dir);
     log_info("job %lld: starting for %s (uid %lld)", (long long)js->job_id, js->user_name,
              (long long)js->uid);
     launch_wait(j, fd, dir, r);
