@@ -496,7 +496,7 @@ static const struct key_def conf_keys[] = {
     { "JobRequeue", set_bool, C(job_requeue) }, { "JobSubmitPlugins", NULL, 0 },
     { "KillOnBadExit", NULL, 0 }, { "KillWait", set_int, C(kill_wait) },
     { "LaunchParameters", NULL, 0 }, { "Licenses", NULL, 0 }, { "LogTimeFormat", NULL, 0 },
-    { "MailProg", NULL, 0 }, { "MaxArraySize", set_int, C(max_array_size) }, { "MaxDBDMsgs", NULL, 0 },
+    { "MailProg", set_opt_str, C(mail_prog) }, { "MaxArraySize", set_int, C(max_array_size) }, { "MaxDBDMsgs", NULL, 0 },
     { "MaxJobCount", set_pos_int, C(max_job_count) }, { "MaxJobId", NULL, 0 },
     { "MaxMemPerCPU", NULL, 0 },
     { "MaxMemPerNode", NULL, 0 }, { "MaxNodeCount", NULL, 0 }, { "MaxStepCount", NULL, 0 },
@@ -1319,7 +1319,7 @@ void conf_destroy(struct conf *c)
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
         &c->dependency_params, &c->ctld_params, &c->slurmd_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
-        &c->metrics_type, &c->metrics_auth_users, &c->metrics_params, &c->private_data,
+        &c->metrics_type, &c->mail_prog, &c->metrics_auth_users, &c->metrics_params, &c->private_data,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

@@ -132,6 +132,8 @@ struct conf {
     char *metrics_auth_users;  /* MetricsAuthUsers: who may read them; NULL: see PrivateData */
     char *metrics_params;      /* MetricsParameters (ignore_private_data); NULL: none */
     char *private_data;        /* PrivateData; NULL: none (metrics readable by anyone) */
+    char *mail_prog;           /* MailProg; NULL: no mail (Herd mails only the idle-GPU
+                                  policy's notices) */
     int acctg_freq;            /* JobAcctGatherFrequency's task period, seconds; default
                                   30; 0: jobs are not sampled */
     struct conf_idle_gpu idle_gpu;   /* IdleGPUPolicy; flag_after_s 0: off */

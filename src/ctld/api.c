@@ -4,6 +4,7 @@
  * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads).
  */
 #include "ctld/api.h"
+#include "ctld/gpu_live.h"
 
 #include "common/conf.h"
 #include "common/log.h"
@@ -51,6 +52,7 @@ static const struct http_route routes[] = {
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
+    { "POST", "/v1/node/usage", api_node_usage, HTTP_ROLE_ROOT },
 
     { "GET", "/", api_http_root, HTTP_ROLE_ANON },
     { "GET", "/readyz", api_probe, HTTP_ROLE_ANON },

@@ -10,6 +10,7 @@
 #include "common/xmalloc.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
+#include "ctld/gpu_live.h"
 #include "ctld/preempt.h"
 #include "ctld/store.h"
 #include "ctld/suspend.h"
@@ -164,13 +165,15 @@ static bool late_end_kept(struct ctld *c, struct job *j, int from, int st, int64
     return true;
 }
 
-/* The usage the agent measured, when it sent one. */
-static void take_usage(struct job *j, json_t *b)
+/* The usage the agent measured, when it sent one; its GPU figures join
+ * the other nodes' (gpu_live.c). */
+static void take_usage(struct ctld *c, struct job *j, json_t *b)
 {
     json_t *usage = json_object_get(b, "usage");
     if (json_is_object(usage)) {
         json_decref(j->usage);
-        j->usage = json_incref(usage);
+        j->usage = json_deep_copy(usage);
+        gpu_live_take_end(c, j, json_string_value(json_object_get(b, "name")));
     }
 }
 
@@ -191,7 +194,7 @@ void api_node_job_end(struct http_req *r)
     int sig = (int)json_integer_value(json_object_get(b, "exit_signal"));
     int64_t when = json_integer_value(json_object_get(b, "end_time"));
     if (j && j->state == JOB_NODE_FAIL && late_end_kept(c, j, from, st, when)) {
-        take_usage(j, b);
+        take_usage(c, j, b);
         j->end_node = from;
         job_end(c, j, (enum job_state)st, code & 0xff, sig & 0x7f, when);
         store_after_commit(c->store, api_reply_after_commit, r);
@@ -216,7 +219,7 @@ void api_node_job_end(struct http_req *r)
         store_after_commit(c->store, api_reply_after_commit, r);
         return;
     }
-    take_usage(j, b);
+    take_usage(c, j, b);
     if (j->preempt)             /* a victim's end, whatever ended it: as its mode says */
         preempt_job_end(c, j, code & 0xff, sig & 0x7f, when);
     else if (j->requeue_pending) {   /* scontrol requeue: it ran, and goes back to the queue */

@@ -135,6 +135,8 @@ struct job {
     int end_node;              /* the node whose agent reported its last end; -1 none */
     bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
                                 * ID.extern step, as Slurm's (stored) */
+    struct job_gpu *gpu;       /* its use as the agents report it, the idle-GPU
+                                * policy's flag: gpu_live.h; NULL until either */
     struct job_preempt *preempt;   /* chosen as a victim, until its run ends: preempt.h;
                                     * NULL otherwise */
     /* suspend.c: scontrol suspend/resume and PreemptMode=SUSPEND (stored) */

@@ -19,6 +19,7 @@
 #include "common/xmalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/gpu_live.h"
 #include "ctld/depend.h"
 #include "ctld/preempt.h"
 #include "ctld/prio.h"
@@ -122,6 +123,7 @@ void job_destroy(struct job *j)
         return;
     job_spec_free(j);
     json_decref(j->usage);
+    gpu_live_free(j);
     free(j->user_name);
     free(j->name);
     free(j->req_nodes);
@@ -488,6 +490,7 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
     array_record_add(j, rec);
     depend_record_add(j, rec);
     suspend_record_add(j, rec);
+    gpu_live_record_add(j, rec);
     resv_job_json(c, j, rec);
     /* for accounting (sacct): what the job was, as resolved at submission */
     json_object_update_new(rec, json_pack("{s:s, s:s, s:I, s:i}", "name", j->name, "partition",
@@ -571,6 +574,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     array_record_read(j, rec);
     depend_record_read(c, j, rec);
     suspend_record_read(j, rec);
+    gpu_live_record_read(j, rec);
     if (json_integer_value(json_object_get(rec, "reservation_id")) > 0)   /* by id: names recur */
         j->resv_id = (uint32_t)json_integer_value(json_object_get(rec, "reservation_id"));
     return j;
@@ -716,6 +720,7 @@ json_t *job_to_json(const struct ctld *c, const struct job *j)
     json_object_set_new(o, "held_admin", json_boolean(j->req.held_admin));
     json_object_set_new(o, "restarts", json_integer(j->restarts));
     preempt_job_json(c, j, o);
+    gpu_live_json(j, o);
     if (j->begin_time)   /* the spec's, or a requeue's later one */
         json_object_set_new(o, "begin_time", json_integer(j->begin_time));
     /* squeue -s and scontrol show step list a running job's steps */
@@ -800,6 +805,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
         j->start_time = j->end_time;
     j->reason = SCHED_NONE;
     step_records_close(j);
+    gpu_live_finish(j);
     /* allocs stay: they say where it ran; only running jobs hold resources */
     job_save(c, j);
     if (st == JOB_COMPLETED)
@@ -815,6 +821,9 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
 
 void job_requeue(struct ctld *c, struct job *j)
 {
+    gpu_live_finish(j);
+    if (j->gpu)                 /* the next run starts with a clean slate */
+        j->gpu->flagged_at = j->gpu->acted_at = 0;
     job_run_keep(c, j);         /* the run that ends here, for sacct -D */
     if (job_is_finished(j)) {   /* scontrol requeue of an ended job: its end is undone */
         j->end_time = 0;
