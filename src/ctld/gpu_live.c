@@ -154,13 +154,22 @@ json_t *gpu_live_summary(const struct job *j)
 void gpu_live_json(const struct job *j, json_t *o)
 {
     json_t *live = gpu_live_summary(j);
+    json_t *gpu = json_object_get(live, "gpu");
+    size_t n = json_array_size(json_object_get(gpu, "gpus"));
+    if (n) {   /* squeue's GpuUtil: the last round, the mean over its GPUs */
+        double sum = 0;
+        size_t k;
+        json_t *g;
+        json_array_foreach(json_object_get(gpu, "gpus"), k, g)
+            sum += (double)json_integer_value(json_object_get(g, "util_last"));
+        json_object_set_new(o, "gpu_util", json_real(sum / (double)n));
+    }
     if (live)
         json_object_set_new(o, "usage_live", live);
     if (!j->gpu)
         return;
     if (j->gpu->flagged_at && job_holds_alloc(j))
-        json_object_set_new(o, "gpu_idle", json_pack("{s:I}", "flagged_at",
-                                                     (json_int_t)j->gpu->flagged_at));
+        json_object_set_new(o, "gpu_idle_flagged_at", json_integer(j->gpu->flagged_at));
     if (j->gpu->note)
         json_object_set_new(o, "admin_comment", json_string(j->gpu->note));
     if (j->gpu->end_reason)

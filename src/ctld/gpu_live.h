@@ -36,8 +36,8 @@ void gpu_live_take_end(struct ctld *c, struct job *j, const char *node);
 /* The run ends (ended or requeued): usage.gpu becomes the summary of every
  * node's accumulator; the live map is emptied. */
 void gpu_live_finish(struct job *j);
-/* The job's JSON for clients: "usage_live" for a running job, "gpu_idle"
- * while flagged, "admin_comment" and "end_reason" once set. */
+/* The job's JSON for clients: "usage_live" for a running job, "gpu_util" (squeue's GpuUtil),
+ * "gpu_idle_flagged_at" while flagged, "admin_comment" and "end_reason" once set. */
 void gpu_live_json(const struct job *j, json_t *o);
 /* The live summary ("usage_live"'s shape); NULL when none. New reference. */
 json_t *gpu_live_summary(const struct job *j);

@@ -152,6 +152,12 @@ static void job_status(const struct scontrol_opts *o, const json_t *j)
         printf("Why=%s", why);   /* Herd's words, on a line and key of their own */
         nl();
     }
+    if (jget_int(j, "gpu_idle_flagged_at", 0) > 0) {   /* Herd's idle-GPU policy */
+        char when[32];
+        printf("IdleGPUFlagged=%s", when_str(jget_int(j, "gpu_idle_flagged_at", 0), when,
+                                             sizeof when));
+        nl();
+    }
     printf("Requeue=%d Restarts=%lld BatchFlag=1 Reboot=0 ExitCode=%lld:%lld",
            jget_bool(j, "requeue", client_conf(PROG)->job_requeue),   /* JobRequeue: unset */
            (long long)jget_int(j, "restarts", 0),
@@ -363,6 +369,10 @@ static void job_io(const json_t *j)
     if (jget_str(j, "comment", NULL)) {
         nl();
         printf("Comment=%s ", jget_str(j, "comment", ""));
+    }
+    if (jget_str(j, "admin_comment", NULL)) {
+        nl();
+        printf("AdminComment=%s ", jget_str(j, "admin_comment", ""));
     }
     const char *out = jget_str(j, "stdout", "");
     const char *err = jget_str(j, "stderr", "");

@@ -64,6 +64,8 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o);
 #define SQUEUE_CODE_TRES_BIND '\x06'
 #define SQUEUE_CODE_CPUS_PER_TRES '\x07'
 #define SQUEUE_CODE_MEM_PER_TRES '\x08'
+#define SQUEUE_CODE_GPU_IDLE '\x09'
+#define SQUEUE_CODE_GPU_UTIL '\x0a'
 
 /* The format the options ask for (NULL: an error was printed). */
 struct fmt *squeue_format(const struct squeue_opts *o, const char *prog);

@@ -189,6 +189,18 @@ FIELD(f_reservation)
     const char *v = sq_str(rec, SQ_RESERVATION, "");
     return *v ? v : "(null)";
 }
+/* Herd's: when the idle-GPU policy flagged the job (N/A: it has not), and
+ * its GPUs' utilization at the last sample, the mean over them. */
+FIELD(f_gpu_idle) { return time_field(sq_int(rec, SQ_GPU_IDLE, 0), b); }
+FIELD(f_gpu_util)
+{
+    const char *v = sq_str(rec, SQ_GPU_UTIL, "");
+    if (!*v)
+        return "N/A";
+    fmt_buf_int(b, (long long)(strtod(v, NULL) + 0.5));
+    fmt_buf_add(b, "%", 1);
+    return fmt_buf_text(b);
+}
 /* What Herd does not track, as Slurm 22.05 prints it unset (Open OnDemand
  * asks for all of these). */
 FIELD(f_tmp_disk) { return "0"; }
@@ -432,6 +444,8 @@ const struct fmt_code squeue_codes[] = {
     {SQUEUE_CODE_TRES_BIND, "TRES_BIND", 0, NULL, f_tres_bind},
     {SQUEUE_CODE_CPUS_PER_TRES, "CPUS_PER_TRES", 0, NULL, f_cpus_per_tres},
     {SQUEUE_CODE_MEM_PER_TRES, "MEM_PER_TRES", 0, NULL, f_mem_per_tres},
+    {SQUEUE_CODE_GPU_IDLE, "GPU_IDLE_SINCE", 0, NULL, f_gpu_idle},
+    {SQUEUE_CODE_GPU_UTIL, "GPU_UTIL", 0, NULL, f_gpu_util},
     {0, NULL, 0, NULL, NULL},
 };
 
@@ -453,5 +467,6 @@ const struct fmt_name squeue_names[] = {
     {"tres-per-task", SQUEUE_CODE_TRES_PER_TASK}, {"tres-per-job", SQUEUE_CODE_TRES_PER_JOB},
     {"tres-per-socket", SQUEUE_CODE_TRES_PER_SOCKET}, {"tres-bind", SQUEUE_CODE_TRES_BIND},
     {"cpus-per-tres", SQUEUE_CODE_CPUS_PER_TRES}, {"mem-per-tres", SQUEUE_CODE_MEM_PER_TRES},
+    {"GpuIdleSince", SQUEUE_CODE_GPU_IDLE}, {"GpuUtil", SQUEUE_CODE_GPU_UTIL},
     {NULL, 0},
 };

@@ -35,6 +35,7 @@ static const struct {
     {SQUEUE_CODE_TRES_PER_TASK, "gpus_per_task,gpu_type"}, {SQUEUE_CODE_TRES_PER_JOB, "gpus,gpu_type"},
     {SQUEUE_CODE_TRES_PER_SOCKET, "gpus_per_socket,gpu_type"}, {SQUEUE_CODE_TRES_BIND, "gpu_bind"},
     {SQUEUE_CODE_CPUS_PER_TRES, "cpus_per_gpu"}, {SQUEUE_CODE_MEM_PER_TRES, "mem_per_gpu_mb"},
+    {SQUEUE_CODE_GPU_IDLE, "gpu_idle_flagged_at"}, {SQUEUE_CODE_GPU_UTIL, "gpu_util"},
 };
 
 static const char *keys_of(char code)

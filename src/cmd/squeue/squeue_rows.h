@@ -38,7 +38,8 @@
     X(GPUS, "gpus") X(GPUS_PER_TASK, "gpus_per_task") X(GPUS_PER_SOCKET, "gpus_per_socket")   \
     X(CPUS_PER_GPU, "cpus_per_gpu") X(MEM_PER_GPU_MB, "mem_per_gpu_mb") X(GPU_BIND, "gpu_bind") \
     X(REASON_TEXT, "reason_text") X(SUSPENDED_S, "suspended_s")                               \
-    X(PRE_SUSPEND_S, "pre_suspend_s") X(RESERVATION, "reservation")
+    X(PRE_SUSPEND_S, "pre_suspend_s") X(RESERVATION, "reservation")                   \
+    X(GPU_IDLE, "gpu_idle_flagged_at") X(GPU_UTIL, "gpu_util")
 
 #define SQ_ENUM(id, name) SQ_##id,
 enum sq_key { SQ_KEYS(SQ_ENUM) SQ_NKEYS };
