@@ -37,32 +37,43 @@ static char *mail_to(const struct job *j)
     return to;
 }
 
-/* Runs argv with env added, detached (a grandchild of ours, reaped by
- * init), its output discarded: the controller never waits on it. */
+/* Runs argv with env added to ours, detached (a grandchild, reaped by
+ * init), its output discarded: the controller never waits on it. The
+ * environment is built before fork, since the controller has threads and
+ * the child may only make async-signal-safe calls. */
 static void spawn(char *const argv[], char *const env[])
 {
+    extern char **environ;
+    size_t n = 0, k = 0;
+    while (environ[n])
+        n++;
+    while (env[k])
+        k++;
+    char **envp = xcalloc(n + k + 1, sizeof *envp);
+    memcpy(envp, env, k * sizeof *envp);
+    memcpy(envp + k, environ, n * sizeof *envp);
     pid_t pid = fork();
-    if (pid < 0) {
+    if (pid < 0)
         log_warn("idle-GPU policy: cannot run %s", argv[0]);
-        return;
-    }
-    if (pid == 0) {
+    else if (pid == 0) {
         if (fork() != 0)
             _exit(0);
         setsid();
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        signal(SIGPIPE, SIG_DFL);   /* as a program expects it, not as the controller set it */
         int fd = open("/dev/null", O_RDWR);
         if (fd >= 0) {
             dup2(fd, 0);
             dup2(fd, 1);
             dup2(fd, 2);
         }
-        for (size_t i = 0; env[i]; i++)
-            putenv(env[i]);
-        signal(SIGPIPE, SIG_DFL);
-        execv(argv[0], argv);
+        execve(argv[0], argv, envp);
         _exit(127);
-    }
-    waitpid(pid, NULL, 0);
+    } else
+        waitpid(pid, NULL, 0);
+    free(envp);
 }
 
 /* event: flagged, cancelled, requeued, would_cancel, would_requeue. */
