@@ -485,6 +485,12 @@ void api_reconfigure(struct http_req *r)
     c->conf->return_to_service = nc->return_to_service;
     c->conf->acct_enforce = nc->acct_enforce;
     metrics_conf_take(c->conf, nc);
+    struct conf_idle_gpu idle = c->conf->idle_gpu;   /* swapped: nc frees the old one */
+    c->conf->idle_gpu = nc->idle_gpu;
+    nc->idle_gpu = idle;
+    char *mail = c->conf->mail_prog;
+    c->conf->mail_prog = nc->mail_prog;
+    nc->mail_prog = mail;
     conf_destroy(nc);
     if (!shape)
         log_warnx("reconfigure: nodes or partitions changed in %s; restart herdctld to use them",

@@ -205,6 +205,15 @@ void gpu_live_record_read(struct job *j, const json_t *rec)
     g->end_reason = why ? xstrdup(why) : NULL;
 }
 
+void gpu_live_next_run(struct job *j)
+{
+    if (!j->gpu)
+        return;
+    j->gpu->flagged_at = j->gpu->acted_at = 0;
+    xfree(j->gpu->note);
+    xfree(j->gpu->end_reason);
+}
+
 void gpu_live_free(struct job *j)
 {
     if (!j->gpu)

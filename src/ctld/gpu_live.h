@@ -41,6 +41,9 @@ void gpu_live_finish(struct job *j);
 void gpu_live_json(const struct job *j, json_t *o);
 /* The live summary ("usage_live"'s shape); NULL when none. New reference. */
 json_t *gpu_live_summary(const struct job *j);
+/* A requeued job's next run: no flag, no note, no end reason (the run
+ * kept for sacct -D has them). */
+void gpu_live_next_run(struct job *j);
 void gpu_live_record_add(const struct job *j, json_t *rec);
 void gpu_live_record_read(struct job *j, const json_t *rec);
 void gpu_live_free(struct job *j);

@@ -822,9 +822,8 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
 void job_requeue(struct ctld *c, struct job *j)
 {
     gpu_live_finish(j);
-    if (j->gpu)                 /* the next run starts with a clean slate */
-        j->gpu->flagged_at = j->gpu->acted_at = 0;
     job_run_keep(c, j);         /* the run that ends here, for sacct -D */
+    gpu_live_next_run(j);
     if (job_is_finished(j)) {   /* scontrol requeue of an ended job: its end is undone */
         j->end_time = 0;
         j->exit_code = j->exit_signal = 0;

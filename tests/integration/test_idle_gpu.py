@@ -132,6 +132,36 @@ def test_flag_cleared_when_gpus_busy_again(ic, tmp_path):
     set_gpus(c, [90, 0, 0, 0])
 
 
+def test_requeue_action_after_reconfigure(ic, tmp_path):
+    """action=requeue, set by scontrol reconfigure: the job goes back to the
+    queue, keeps its id, and its first run shows in sacct -D."""
+    c = ic
+    os.chmod(tmp_path, 0o777)
+    with open(c.conf) as f:
+        text = f.read()
+    with open(c.conf, "w") as f:
+        f.write(text.replace("action=cancel", "action=requeue"))
+    c.run(["scontrol", "reconfigure"])
+    set_gpus(c, [0, 0, 0, 0])
+    try:
+        job = c.sbatch(["-G", "1", "-J", "ckpt", "--requeue"], "#!/bin/sh\nsleep 300\n",
+                       user="herdtest1", cwd=str(tmp_path))
+        c.wait_state(job, "RUNNING")
+        wait_for(lambda: f"{job} herdtest1 requeued" in notices(c), 40, "the requeue notice")
+        wait_for(lambda: c.field(job, "%n %T") and int(c.run(
+            ["squeue", "-h", "-j", str(job), "-O", "RestartCnt"]).stdout.strip() or 0) >= 1,
+            30, "the job back in the queue")
+        runs = c.run(["sacct", "-j", str(job), "-D", "-X", "-n", "-P", "-o",
+                      "JobID,State,Reason"]).stdout
+        assert "REQUEUED" in runs and "IdleGPU" in runs, runs
+    finally:
+        with open(c.conf, "w") as f:
+            f.write(text)
+        c.run(["scontrol", "reconfigure"])
+        c.run(["scancel", str(job)], check=False)
+        set_gpus(c, [90, 0, 0, 0])
+
+
 def test_bad_policy_is_refused_by_name(tmp_path):
     conf = tmp_path / "slurm.conf"
     conf.write_text("ClusterName=x\nSlurmctldHost=localhost\n"
