@@ -17,6 +17,7 @@
 #include "client/mailtype.h"
 #include "client/sbatch_opts.h"
 #include "client/gpu_bind.h"
+#include "common/conf.h"
 #include "common/rawstr.h"
 #include "common/rlimits.h"
 #include "common/taskset.h"
@@ -392,6 +393,22 @@ static int set_when(struct sbatch_opts *o, const struct opt_def *d, const char *
     return 0;
 }
 
+/* --acctg-freq: JobAcctGatherFrequency's syntax ("30", "task=30,energy=60");
+ * only the task period reaches the job, as the one herdd samples by. */
+static int set_acctg_freq(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
+                          char *err, size_t errlen)
+{
+    char why[128] = "";
+    int task = -1;
+
+    (void)d;
+    if (conf_acctg_freq_parse(arg, &task, why, sizeof why) < 0)
+        return fatal(err, errlen, "Invalid --acctg-freq specification \"%s\": %s", arg, why);
+    if (task >= 0)
+        o->acctg_freq = task;
+    return 0;
+}
+
 /* --array: its syntax is checked here, as Slurm's sbatch does. */
 static int set_array(struct sbatch_opts *o, const struct opt_def *d, const char *arg,
                      char *err, size_t errlen)
@@ -458,6 +475,7 @@ static const struct opt_def opt_table[] = {
     { "wckey", required_argument, 0, set_str, F(wckey), 0 },
     { "reservation", required_argument, 0, set_str, F(reservation), 0 },
     { "array", required_argument, 'a', set_array, 0, 0 },
+    { "acctg-freq", required_argument, 0, set_acctg_freq, 0, 0 },
     { "wait", no_argument, 'W', set_flag, F(wait), 1 },
     { "quiet", no_argument, 'Q', set_flag, F(quiet), 1 },
     { "verbose", no_argument, 'v', set_count, F(verbose), 0 },
@@ -478,6 +496,7 @@ void sbatch_opts_init(struct sbatch_opts *o)
     o->gpus_per_task = o->cpus_per_gpu = o->ntasks_per_gpu = SBATCH_UNSET;
     o->gpus_per_socket = o->sockets_per_node = SBATCH_UNSET;
     o->time_limit = TIME_INFINITE;
+    o->acctg_freq = SBATCH_UNSET;
     o->requeue = SBATCH_UNSET;
     o->kill_invalid_dep = SBATCH_UNSET;
 }
@@ -968,6 +987,7 @@ static void spec_stored(json_t *j, const struct sbatch_opts *o)
     json_set_str(j, "reservation", o->reservation);
     json_set_str(j, "array", o->array);
     json_set_str(j, "dependency", o->dependency);
+    json_set_num(j, "acctg_freq", o->acctg_freq);
     if (o->kill_invalid_dep != SBATCH_UNSET)
         json_object_set_new(j, "kill_on_invalid_dep", json_boolean(o->kill_invalid_dep));
     if (o->begin_time)

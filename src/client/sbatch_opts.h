@@ -58,6 +58,7 @@ struct sbatch_opts {
     char *gpu_type;
     char *gpu_bind;                 /* checked (gpu_bind.h), passed on to the steps */
     int gpus_per_node_gres;         /* the per-node count came from --gres (no SLURM_GPUS_PER_NODE) */
+    int64_t acctg_freq;             /* --acctg-freq's task period, seconds; SBATCH_UNSET */
     int64_t time_limit;             /* minutes, -1 UNLIMITED */
     int time_set;
 

@@ -60,6 +60,7 @@ static const struct option srun_options[] = {
     {"exclude", required_argument, NULL, 'x'},
     {"constraint", required_argument, NULL, 'C'},
     {"comment", required_argument, NULL, OPT_IGNORED},
+    {"acctg-freq", required_argument, NULL, OPT_IGNORED},
     {"reservation", required_argument, NULL, OPT_IGNORED},
     {"begin", required_argument, NULL, OPT_IGNORED},
     {"hold", no_argument, NULL, 'H'},
@@ -236,7 +237,7 @@ static const char *const alloc_names[] = {
     "partition", "account", "qos", "exclude", "constraint", "mem", "mem-per-cpu",
     "mem-per-gpu", "gres", "gpus", "gpus-per-node", "gpus-per-task", "cpus-per-gpu",
     "gpus-per-socket", "sockets-per-node", "ntasks-per-gpu", "gpu-bind", "exclusive", "comment", "begin", "hold",
-    "nice", "dependency", "reservation", NULL,
+    "nice", "dependency", "reservation", "acctg-freq", NULL,
 };
 
 static const char *long_name(int c, int li)

@@ -79,13 +79,6 @@ static void sacct_usage(void)
            "             [--name names] [--delimiter c] [--units K|M|G|T|P] [--json]\n");
 }
 
-static void sacct_helpformat(void)
-{
-    size_t i = 0;
-    for (const struct sacct_field *f = sacct_fields; f->name; f++, i++)
-        printf("%-20s%s", f->name, i % 4 == 3 || !f[1].name ? "\n" : "");
-}
-
 static int opt_units(struct sacct_opts *o, const char *s)
 {
     char u = (char)toupper((unsigned char)s[0]);
@@ -141,41 +134,11 @@ static int sacct_option(struct sacct_opts *o, int c)
     case OPT_NOCONVERT: o->ctx.noconvert = true; return 0;
     case 'D': o->duplicates = true; return 0;
     case 'A': case 'L': case 'M': case 'T': case 'v': return 0;
-    case 'e': sacct_helpformat(); exit(0);
+    case 'e': sacct_helpformat(sacct_fields); exit(0);
     case OPT_HELP: case OPT_USAGE: sacct_usage(); exit(0);
     default:    /* getopt has spoken; Slurm's sacct adds no hint */
         return -1;
     }
-}
-
-/* "JobID%20,State": the columns; an unknown field is fatal, as in Slurm. */
-static int parse_format(struct sacct_out *out, const char *spec)
-{
-    struct strlist l = {0};
-    strlist_split(&l, spec);
-    int rc = 0;
-    for (size_t i = 0; i < l.n && rc == 0; i++) {
-        char *item = l.items[i], *pct = strchr(item, '%');
-        int width = 0;
-        if (pct) {
-            width = atoi(pct + 1);
-            *pct = '\0';
-        }
-        const struct sacct_field *f = sacct_field_find(item);
-        if (!f) {
-            fprintf(stderr, "Invalid field requested: \"%s\"\n", item);
-            rc = -1;
-            break;
-        }
-        out->cols = xrealloc(out->cols, (out->ncols + 1) * sizeof *out->cols);
-        out->cols[out->ncols++] = (struct sacct_col){ f, width ? width : f->width };
-    }
-    strlist_clear(&l);
-    if (rc == 0 && !out->ncols) {
-        cmd_error(PROG, "No fields to print");
-        rc = -1;
-    }
-    return rc;
 }
 
 static int sacct_parse(int argc, char **argv, struct sacct_opts *o)
@@ -196,7 +159,7 @@ static int sacct_parse(int argc, char **argv, struct sacct_opts *o)
         fmt = o->long_fmt ? SACCT_FORMAT_LONG : o->brief ? SACCT_FORMAT_BRIEF : SACCT_FORMAT;
     if (!o->out.delim)
         o->out.delim = "|";
-    return parse_format(&o->out, fmt);
+    return sacct_parse_format(&o->out, sacct_fields, PROG, fmt);
 }
 
 static void opts_clear(struct sacct_opts *o)

@@ -120,4 +120,23 @@ char *sacct_nodelist(const json_t *rec, bool first_only);
 /* Slurm's convert_num_unit: num in unit orig (0 none, 1 K, 2 M...). */
 void sacct_units(double num, int orig, const struct sacct_ctx *x, char *buf, size_t n);
 
+/* TRESUsageIn{Ave,Max,Min,Tot}[Node|Task] (sacct_tres.c), from a usage
+ * object {"total_cpu_ms", "max_rss_kb", "gpu": gpu_usage.h's summary}
+ * (a key absent or -1: not known, left out). node: where the figures were
+ * taken, for the Node variant. NULL for no usage; caller frees. */
+enum sacct_tres_stat { SACCT_TRES_AVE, SACCT_TRES_MAX, SACCT_TRES_MIN, SACCT_TRES_TOT };
+enum sacct_tres_what { SACCT_TRES_VALUE, SACCT_TRES_NODE, SACCT_TRES_TASK };
+char *sacct_tres_usage(const json_t *usage, enum sacct_tres_stat st, enum sacct_tres_what what,
+                       const char *node, const struct sacct_ctx *x);
+
+/* Shared with sstat, which prints its own field table the same way
+ * (sacct_print.c): -o parsing against a table (an unknown name is fatal,
+ * as Slurm's), -e's list, and one row. */
+const struct sacct_field *sacct_field_find_in(const struct sacct_field *table, const char *s);
+int sacct_parse_format(struct sacct_out *out, const struct sacct_field *table, const char *prog,
+                       const char *spec);
+void sacct_helpformat(const struct sacct_field *table);
+void sacct_print_row(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                     const struct sacct_row *r);
+
 #endif

@@ -246,6 +246,12 @@ static char *f_account(const struct sacct_row *r, const struct sacct_ctx *x)
     return str_or_null(jget_str(sacct_spec(r), "account", NULL));
 }
 
+static char *f_admin_comment(const struct sacct_row *r, const struct sacct_ctx *x)
+{
+    (void)x;
+    return r->kind == SACCT_JOB ? str_or_null(jget_str(r->rec, "admin_comment", NULL)) : NULL;
+}
+
 static char *f_alloc_cpus(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
@@ -503,7 +509,9 @@ static char *f_reason(const struct sacct_row *r, const struct sacct_ctx *x)
     if (r->kind != SACCT_JOB)
         return NULL;
     const char *st = jget_str(r->rec, "state", "");
-    return xstrdup(strcmp(st, "PENDING") ? "None" : jget_str(r->rec, "reason", "None"));
+    if (strcmp(st, "PENDING"))   /* why it ended, where the controller said (IdleGPU) */
+        return xstrdup(jget_str(r->rec, "end_reason", "None"));
+    return xstrdup(jget_str(r->rec, "reason", "None"));
 }
 
 static char *f_req_cpus(const struct sacct_row *r, const struct sacct_ctx *x)
@@ -611,6 +619,33 @@ static char *f_total_cpu(const struct sacct_row *r, const struct sacct_ctx *x)
     return cpu_field(r, "total_cpu_ms");
 }
 
+/* TRESUsageIn*: on the step rows that have usage of their own (the batch
+ * shell's carries the job's GPU figures), empty on the job's, as Slurm. */
+static char *tres_in(const struct sacct_row *r, const struct sacct_ctx *x,
+                     enum sacct_tres_stat st, enum sacct_tres_what what)
+{
+    if (r->kind == SACCT_JOB || !usage(r))
+        return NULL;
+    char *node = sacct_nodelist(r->rec, true);
+    char *v = sacct_tres_usage(usage(r), st, what, node, x);
+    free(node);
+    return v;
+}
+
+#define TRES_IN(fn, st, what)                                                  \
+    static char *fn(const struct sacct_row *r, const struct sacct_ctx *x)      \
+    {                                                                          \
+        return tres_in(r, x, st, what);                                        \
+    }
+TRES_IN(f_tres_ave, SACCT_TRES_AVE, SACCT_TRES_VALUE)
+TRES_IN(f_tres_max, SACCT_TRES_MAX, SACCT_TRES_VALUE)
+TRES_IN(f_tres_max_node, SACCT_TRES_MAX, SACCT_TRES_NODE)
+TRES_IN(f_tres_max_task, SACCT_TRES_MAX, SACCT_TRES_TASK)
+TRES_IN(f_tres_min, SACCT_TRES_MIN, SACCT_TRES_VALUE)
+TRES_IN(f_tres_min_node, SACCT_TRES_MIN, SACCT_TRES_NODE)
+TRES_IN(f_tres_min_task, SACCT_TRES_MIN, SACCT_TRES_TASK)
+TRES_IN(f_tres_tot, SACCT_TRES_TOT, SACCT_TRES_VALUE)
+
 static char *f_uid(const struct sacct_row *r, const struct sacct_ctx *x)
 {
     (void)x;
@@ -640,6 +675,7 @@ static char *f_work_dir(const struct sacct_row *r, const struct sacct_ctx *x)
 
 const struct sacct_field sacct_fields[] = {
     {"Account", 10, 0, f_account},
+    {"AdminComment", 15, 0, f_admin_comment},
     {"AllocCPUS", 10, NUM, f_alloc_cpus},
     {"AllocNodes", 10, 0, f_alloc_nodes},
     {"AllocTRES", 10, 0, f_alloc_tres},
@@ -681,6 +717,14 @@ const struct sacct_field sacct_fields[] = {
     {"Timelimit", 10, 0, f_timelimit},
     {"TimelimitRaw", 10, 0, f_timelimit_raw},
     {"TotalCPU", 10, 0, f_total_cpu},
+    {"TRESUsageInAve", 14, 0, f_tres_ave},
+    {"TRESUsageInMax", 14, 0, f_tres_max},
+    {"TRESUsageInMaxNode", 18, 0, f_tres_max_node},
+    {"TRESUsageInMaxTask", 18, 0, f_tres_max_task},
+    {"TRESUsageInMin", 14, 0, f_tres_min},
+    {"TRESUsageInMinNode", 18, 0, f_tres_min_node},
+    {"TRESUsageInMinTask", 18, 0, f_tres_min_task},
+    {"TRESUsageInTot", 14, 0, f_tres_tot},
     {"UID", 6, NUM, f_uid},
     {"User", 9, 0, f_user},
     {"UserCPU", 10, 0, f_user_cpu},
@@ -690,9 +734,5 @@ const struct sacct_field sacct_fields[] = {
 
 const struct sacct_field *sacct_field_find(const char *s)
 {
-    size_t n = strlen(s);
-    for (const struct sacct_field *f = sacct_fields; f->name && n; f++)
-        if (!strncasecmp(f->name, s, n))
-            return f;
-    return NULL;
+    return sacct_field_find_in(sacct_fields, s);
 }

@@ -8,9 +8,58 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "client/cmdutil.h"
 #include "cmd/sacct/sacct.h"
+#include "common/xmalloc.h"
+
+const struct sacct_field *sacct_field_find_in(const struct sacct_field *table, const char *s)
+{
+    size_t n = strlen(s);
+    for (const struct sacct_field *f = table; f->name && n; f++)
+        if (!strncasecmp(f->name, s, n))
+            return f;
+    return NULL;
+}
+
+/* "JobID%20,State": the columns; an unknown field is fatal, as in Slurm. */
+int sacct_parse_format(struct sacct_out *out, const struct sacct_field *table, const char *prog,
+                       const char *spec)
+{
+    struct strlist l = {0};
+    strlist_split(&l, spec);
+    int rc = 0;
+    for (size_t i = 0; i < l.n && rc == 0; i++) {
+        char *item = l.items[i], *pct = strchr(item, '%');
+        int width = 0;
+        if (pct) {
+            width = atoi(pct + 1);
+            *pct = '\0';
+        }
+        const struct sacct_field *f = sacct_field_find_in(table, item);
+        if (!f) {
+            fprintf(stderr, "Invalid field requested: \"%s\"\n", item);
+            rc = -1;
+            break;
+        }
+        out->cols = xrealloc(out->cols, (out->ncols + 1) * sizeof *out->cols);
+        out->cols[out->ncols++] = (struct sacct_col){ f, width ? width : f->width };
+    }
+    strlist_clear(&l);
+    if (rc == 0 && !out->ncols) {
+        cmd_error(prog, "No fields to print");
+        rc = -1;
+    }
+    return rc;
+}
+
+void sacct_helpformat(const struct sacct_field *table)
+{
+    size_t i = 0;
+    for (const struct sacct_field *f = table; f->name; f++, i++)
+        printf("%-20s%s", f->name, i % 4 == 3 || !f[1].name ? "\n" : "");
+}
 
 static void put_sep(FILE *out, const struct sacct_out *o, size_t i)
 {
@@ -60,8 +109,8 @@ static void put_value(FILE *out, const struct sacct_col *c, char *v)
         fprintf(out, "%*.*s ", c->width, w, v);
 }
 
-static void print_row(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
-                      const struct sacct_row *r)
+void sacct_print_row(FILE *out, const struct sacct_out *o, const struct sacct_ctx *x,
+                     const struct sacct_row *r)
 {
     for (size_t i = 0; i < o->ncols; i++) {
         char *v = o->cols[i].f->value(r, x);
@@ -110,7 +159,7 @@ static void print_steps(FILE *out, const struct sacct_out *o, const struct sacct
         struct sacct_row r = { rec, job->id, SACCT_STEP, (int)jget_int(rec, "id", 0),
                                job->array_id, job->task };
         if (sacct_wanted(want, nwant, &r))
-            print_row(out, o, x, &r);
+            sacct_print_row(out, o, x, &r);
     }
 }
 
@@ -146,7 +195,7 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     if (!r.rec)
         return;
     if (sacct_wanted(want, nwant, &r))
-        print_row(out, o, x, &r);
+        sacct_print_row(out, o, x, &r);
     bool started = jget_int(r.rec, "start_time", 0) > 0 && sacct_alloc_nodes(r.rec) > 0;
     if (o->allocations || !started)
         return;
@@ -154,6 +203,6 @@ void sacct_print_job(FILE *out, const struct sacct_out *o, const struct sacct_ct
     bool batch = !jget_bool(json_object_get(r.rec, "spec"), "allocation", false);
     for (r.kind = batch ? SACCT_BATCH : SACCT_EXTERN; r.kind <= SACCT_EXTERN; r.kind++)
         if (sacct_has_step(r.rec, r.kind) && sacct_wanted(want, nwant, &r))
-            print_row(out, o, x, &r);
+            sacct_print_row(out, o, x, &r);
     print_steps(out, o, x, &r, want, nwant);
 }
