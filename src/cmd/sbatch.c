@@ -255,7 +255,7 @@ static void usage(void)
            "--mem-per-cpu --mem-per-gpu --gres -G --gpus-per-node --gpus-per-task\n"
            "--cpus-per-gpu --ntasks-per-gpu --gpus-per-socket --gpu-bind -t -o -e -i -D\n"
            "--export -H -w -x --exclusive --requeue --no-requeue -A -q --comment -C\n"
-           "--signal --open-mode --mail-type --mail-user --nice -W --parsable -Q -v\n"
+           "--signal --open-mode --mail-type --mail-user --nice --acctg-freq -W --parsable -Q -v\n"
            "-b/--begin --deadline --wckey --reservation\n");
 }
 
