@@ -169,3 +169,33 @@ def test_refusals(gc):
     assert r.returncode != 0 and "--json is for the GPU reports only" in r.stderr, r.stderr
     r = c.run(["sreport", "account", "bogus"], check=False)
     assert r.returncode != 0 and "Valid account reports" in r.stderr, r.stderr
+
+
+def test_zz_running_job_counts_live_figures(gc, tmp_path):
+    """A running job has no usage.gpu in its record yet: its live figures
+    count, for its run up to now."""
+    c = gc
+    os.chmod(tmp_path, 0o777)
+    set_gpus(c, [90, 90, 90, 90])
+    job = c.sbatch(["-G", "1"], cwd=str(tmp_path), script="#!/bin/sh\nsleep 60\n",
+                   user="herdtest1")
+    try:
+        c.wait_state(job, "RUNNING")
+        start, _, _, _ = window(c)
+        end = "end=now+1hours"
+        row = None
+        deadline = time.time() + 20
+        while time.time() < deadline:
+            doc = json.loads(c.run(["sreport", "--json", "user", "GPUUtilization", "users=herdtest1",
+                                    start, end]).stdout)
+            row = doc["rows"][0]
+            if row["jobs"] == 2 and row["sampled_gpu_seconds"] > gpu_seconds(c, c.jobs[0]):
+                break
+            time.sleep(0.5)
+        assert row["jobs"] == 2, row
+        assert row["sampled_gpu_seconds"] > gpu_seconds(c, c.jobs[0]), row
+        assert row["sampled_gpu_seconds"] == row["gpu_seconds"], row
+        assert 45 < row["util_pct"] <= 90, row
+    finally:
+        c.run(["scancel", str(job)])
+        c.wait_state(job, "CANCELLED")
