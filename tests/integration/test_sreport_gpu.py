@@ -132,8 +132,10 @@ def test_user_report_text_parsable_json_agree(gc):
     # -t hours is the default: GPU-Hours
     hours = c.run(["sreport", "-n", "-p", "user", "GPUUtilization", start, end]).stdout
     assert hours.splitlines()[0].endswith("|"), "-p ends each field with '|'"
-    assert c.run(["sreport", "-P", "user", "GPUUtil", start, end]).stdout.splitlines()[4] \
-        .split("|")[4] == "GPU-Hours"
+    by_hours = c.run(["sreport", "-P", "user", "GPUUtil", start, end]).stdout.splitlines()
+    assert by_hours[4].split("|")[4] == "GPU-Hours", by_hours
+    h = {r.split("|")[1]: r.split("|")[4] for r in by_hours[5:]}
+    assert h["herdtest1"] == f"{one / 3600:.2f}", "hours with two decimals"
 
     # --json: the period and the same rows, in seconds and hours
     doc = json.loads(c.run(["sreport", "--json", "user", "GPUUtilization", start,

@@ -24,12 +24,22 @@ static const char *unit_word(const struct sreport *r)
     }
 }
 
+/* A time column's value: hours with two decimals (GPU jobs are often
+ * shorter than an hour, and sreport's whole hours would read 0), else as
+ * the other reports print -t's unit. */
+static char *gpu_time(const struct sreport *r, double secs)
+{
+    if (r->unit == U_HOURS)
+        return xasprintf("%.2lf", secs / 3600);
+    return sr_value(r, secs, r->cap[T_GPU]);
+}
+
 /* Each cell of a row, as text; blank is what "nothing sampled" prints. */
 static void cells(const struct sreport *r, const struct sr_gpu_report *g,
                   const struct sr_gpu_row *w, const char *blank, char **out)
 {
     size_t c = 0;
-    double cap = r->cap[T_GPU], util = sr_gpu_util(&w->s);
+    double util = sr_gpu_util(&w->s);
     out[c++] = xstrdup(r->cluster);
     if (!g->by_account) {
         char proper[128];
@@ -38,10 +48,10 @@ static void cells(const struct sreport *r, const struct sr_gpu_report *g,
         out[c++] = xstrdup(proper);
     }
     out[c++] = xstrdup(w->account);
-    out[c++] = sr_value(r, w->s.gpu_secs, cap);
-    out[c++] = sr_value(r, w->s.sampled_secs, cap);
+    out[c++] = gpu_time(r, w->s.gpu_secs);
+    out[c++] = gpu_time(r, w->s.sampled_secs);
     out[c++] = util < 0 ? xstrdup(blank) : xasprintf("%.2lf%%", util);
-    out[c++] = util < 0 ? xstrdup(blank) : sr_value(r, w->s.idle_secs, cap);
+    out[c++] = util < 0 ? xstrdup(blank) : gpu_time(r, w->s.idle_secs);
     out[c++] = w->s.mem_max_mb < 0 ? xstrdup(blank) : xasprintf("%lldM",
                                                                 (long long)w->s.mem_max_mb);
     out[c++] = xasprintf("%ld", w->s.jobs);
