@@ -16,33 +16,26 @@
 #include "common/conf.h"
 #include "common/xmalloc.h"
 
-/* {job id: usage_live.gpu} of the running jobs among the records that held
- * GPUs; NULL after printing an error. */
+/* {job id: usage_live.gpu} of the running jobs, asked for only when a
+ * record in the period is of one (by state, not by id: the ids of a busy
+ * cluster's running jobs would make a very long URL); NULL after printing
+ * an error. */
 static json_t *live_gpu(const struct sreport *r)
 {
-    char *ids = xstrdup("");
+    bool running = false;
     size_t i;
     json_t *j, *out = json_object();
     json_array_foreach(json_object_get(r->answer, "jobs"), i, j) {
         const json_t *rec = json_object_get(j, "record");
-        if (jget_int(rec, "start_time", 0) <= 0 || jget_int(rec, "end_time", 0) > 0)
-            continue;
-        char *more = xasprintf("%s%s%lld", ids, *ids ? "," : "",
-                               (long long)jget_int(j, "job_id", 0));
-        free(ids);
-        ids = more;
+        running |= jget_int(rec, "start_time", 0) > 0 && jget_int(rec, "end_time", 0) <= 0;
     }
-    if (!*ids) {
-        free(ids);
+    if (!running)
         return out;
-    }
-    char *path = xasprintf(PATH_JOBS "?ids=%s", ids), err[256];
+    char err[256];
     json_t *answer = NULL;
-    int status = client_call(PROG, "GET", path, NULL, &answer, err, sizeof err);
-    free(path);
-    free(ids);
-    /* 404: the one job asked for ended since; it has no live figures */
-    if (status != 200 && status != 404) {
+    int status = client_call(PROG, "GET", PATH_JOBS "?states=RUNNING,SUSPENDED", NULL, &answer,
+                             err, sizeof err);
+    if (status != 200) {
         fprintf(stderr, "sreport: error: %s\n",
                 status < 0 ? err : client_error_text(answer, status));
         json_decref(answer);
