@@ -2,7 +2,7 @@
  * sreport: the command line (sreport.h). Options, then the report's kind
  * and name (cluster Utilization|AccountUtilizationByUser|
  * UserUtilizationByAccount, user TopUsage, job SizesByAccount,
- * reservation Utilization), then
+ * reservation Utilization, user|account GPUUtilization), then
  * start=, end=, users=, accounts=, topcount=. The period is yesterday by
  * default; its ends are rounded to whole hours as Slurm's are.
  */
@@ -34,6 +34,7 @@ static void set_unit(struct sreport *r, const char *s)
     for (size_t i = 0; i < sizeof units / sizeof *units; i++)
         if (word_is(s, units[i].name, 1) || (s[0] == '%' && units[i].u == U_PERCENT)) {
             r->unit = units[i].u;
+            r->unit_given = true;
             return;
         }
     fprintf(stderr, "unknown time format %s\n", s);
@@ -67,7 +68,8 @@ static int parse_opts(struct sreport *r, int argc, char **argv)
         { "noheader", no_argument, NULL, 'n' }, { "parsable", no_argument, NULL, 'p' },
         { "parsable2", no_argument, NULL, 'P' }, { "time-format", required_argument, NULL, 't' },
         { "tres", required_argument, NULL, 'T' }, { "quiet", no_argument, NULL, 'Q' },
-        { "verbose", no_argument, NULL, 'v' }, { NULL, 0, NULL, 0 },
+        { "verbose", no_argument, NULL, 'v' }, { "json", no_argument, NULL, 'J' },
+        { NULL, 0, NULL, 0 },
     };
     int c;
     optind = 1;
@@ -78,6 +80,7 @@ static int parse_opts(struct sreport *r, int argc, char **argv)
         case 'P': r->parsable = 2; break;
         case 't': set_unit(r, optarg); break;
         case 'T': if (set_tres(r, optarg) < 0) return -1; break;
+        case 'J': r->json = true; break;
         case 'Q': case 'v': break;
         default: return -1;
         }
@@ -150,8 +153,27 @@ static void set_period(struct sreport *r, bool start_given)
         r->end = r->start + 3600;
 }
 
+/* user|account GPUUtilization: GPU time in hours unless -t says otherwise. */
+static int run_gpu(struct sreport *r, bool by_account)
+{
+    r->gpu = true;
+    if (!r->unit_given)
+        r->unit = U_HOURS;
+    return sr_gpu_utilization(r, by_account);
+}
+
 static int run(struct sreport *r, const char *kind, const char *name)
 {
+    bool gpu = word_is(name, "GPUUtilization", 3);
+    if (gpu && word_is(kind, "user", 1))
+        return run_gpu(r, false);
+    if (gpu && word_is(kind, "account", 2))
+        return run_gpu(r, true);
+    if (r->json) {
+        fprintf(stderr, "sreport: error: --json is for the GPU reports only (user "
+                        "GPUUtilization, account GPUUtilization)\n");
+        return 1;
+    }
     if (word_is(kind, "cluster", 1) && word_is(name, "Utilization", 2))
         return sr_cluster_utilization(r);
     if (word_is(kind, "cluster", 1) && word_is(name, "AccountUtilizationByUser", 2))
@@ -168,6 +190,10 @@ static int run(struct sreport *r, const char *kind, const char *name)
     fprintf(stderr, "Not valid report %s\n", name);
     if (resv)
         fprintf(stderr, "Valid reservation reports are, \"Utilization\"\n");
+    if (word_is(kind, "user", 1))
+        fprintf(stderr, "Valid user reports are, \"GPUUtilization\" and \"TopUsage\"\n");
+    if (word_is(kind, "account", 2))
+        fprintf(stderr, "Valid account reports are, \"GPUUtilization\"\n");
     if (word_is(kind, "cluster", 1))
         fprintf(stderr, "Valid cluster reports are, \"AccountUtilizationByUser\", "
                         "\"UserUtilizationByAccount\", \"UserUtilizationByWckey\", "
@@ -181,7 +207,7 @@ int cmd_sreport(int argc, char **argv)
     int first = parse_opts(&r, argc, argv), rc = 1;
     if (first >= 0 && first + 2 > argc)
         fprintf(stderr, "sreport: error: a report is needed: sreport cluster Utilization, "
-                        "cluster AccountUtilizationByUser, user TopUsage, ...\n");
+                        "cluster AccountUtilizationByUser, user TopUsage, user GPUUtilization, ...\n");
     else if (first >= 0 && parse_conditions(&r, argc - first - 2, argv + first + 2) == 0) {
         bool start_given = r.start != 0;
         set_period(&r, start_given);

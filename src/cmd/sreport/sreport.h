@@ -36,6 +36,9 @@ struct sr_size {
 struct sreport {
     enum sr_unit unit;
     bool noheader, tres_given;
+    bool unit_given;               /* -t: the GPU reports' default is hours, not minutes */
+    bool gpu;                      /* a GPU report: the banner's unit is "GPU ..." */
+    bool json;                     /* --json (the GPU reports only) */
     int parsable;                  /* 0, 1 (-p), 2 (-P) */
     int tres[T_N];                 /* the TRES shown, by enum sr_tres */
     size_t ntres;
@@ -72,6 +75,9 @@ void sr_header(const struct sr_table *t);
 /* Field i of a row (the last ends the line). */
 void sr_put(const struct sr_table *t, size_t i, const char *s, bool header);
 
+/* The GECOS name before its first comma: Slurm's "Proper Name". */
+void sr_proper_name(const char *user, char *buf, size_t n);
+
 int sr_cluster_utilization(const struct sreport *r);
 int sr_account_by_user(const struct sreport *r);
 int sr_user_by_account(const struct sreport *r, bool top);
@@ -80,5 +86,7 @@ int sr_job_sizes(const struct sreport *r);
  * GET /v1/reservations?all=1's list and r->answer's job records. */
 int sr_resv_utilization(const struct sreport *r);
 void sr_resv_print(const struct sreport *r, const json_t *list);
+/* sreport_gpu.c: user GPUUtilization, account GPUUtilization. */
+int sr_gpu_utilization(const struct sreport *r, bool by_account);
 
 #endif

@@ -36,7 +36,7 @@ static void unit_label(const struct sreport *r, char *buf, size_t n)
     if (r->unit == U_PERCENT)
         snprintf(buf, n, "Percentage of Total");
     else
-        snprintf(buf, n, "%s %s%s", r->tres_given ? "TRES" : "CPU", words[r->unit],
+        snprintf(buf, n, "%s %s%s", r->gpu ? "GPU" : r->tres_given ? "TRES" : "CPU", words[r->unit],
                  combined(r->unit) ? "/Percentage of Total" : "");
 }
 

@@ -15,8 +15,7 @@
 #include "common/acct_keys.h"
 #include "common/xmalloc.h"
 
-/* The GECOS name before its first comma: Slurm's "Proper Name". */
-static void proper_name(const char *user, char *buf, size_t n)
+void sr_proper_name(const char *user, char *buf, size_t n)
 {
     struct passwd *pw = user ? getpwnam(user) : NULL;
     snprintf(buf, n, "%.*s", pw && pw->pw_gecos ? (int)strcspn(pw->pw_gecos, ",") : 0,
@@ -102,7 +101,7 @@ int sr_account_by_user(const struct sreport *r)
         }
         if (!any_used(r, secs) && (user || strcmp(acct, "root")))
             continue;
-        proper_name(user, proper, sizeof proper);
+        sr_proper_name(user, proper, sizeof proper);
         const char *row[] = { r->cluster, acct, user ? user : "", proper };
         usage_rows(&t, row, 4, secs);
     }
@@ -141,7 +140,7 @@ int sr_user_by_account(const struct sreport *r, bool top)
     qsort(rows, n, sizeof *rows, by_use);
     for (size_t i = 0; i < n && (!top || r->top < 0 || (long)i < r->top); i++) {
         char proper[128];
-        proper_name(rows[i]->user, proper, sizeof proper);
+        sr_proper_name(rows[i]->user, proper, sizeof proper);
         const char *row[] = { r->cluster, rows[i]->user, proper, rows[i]->account };
         usage_rows(&t, row, 4, rows[i]->secs);
     }
