@@ -47,6 +47,22 @@ void metrics_write_gpu_seconds(const struct metrics *m, struct evbuffer *b, int6
  * (u: node_usage_get's). */
 uint64_t metrics_gpus_idle(const struct ctld *c, const struct node_usage *u);
 
+/* metrics_gpu.c: the per-GPU figures of running jobs and the idle-GPU
+ * policy's flags, for /metrics/jobs: begin, add each job during the walk,
+ * end writes the families into b (and frees the rows). */
+#define JOB_GPU_FAMS 4
+struct job_gpu_rows {
+    struct evbuffer *buf[JOB_GPU_FAMS];   /* each family's samples */
+    uint64_t flagged;
+};
+void metrics_job_gpus_begin(struct job_gpu_rows *r);
+void metrics_job_gpus_add(struct job_gpu_rows *r, const struct job *j);
+void metrics_job_gpus_end(struct job_gpu_rows *r, struct evbuffer *b);
+
+/* metrics_limits.c: herd_*_headroom, what the QOS and association limits
+ * leave to each user, account and QOS with jobs (enforced limits only). */
+void metrics_write_headroom(const struct ctld *c, struct evbuffer *b);
+
 /* The endpoints' bodies (without "# EOF"). */
 void metrics_jobs(const struct ctld *c, struct evbuffer *b);
 void metrics_users_accts(const struct ctld *c, struct evbuffer *b);
