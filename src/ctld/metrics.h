@@ -4,7 +4,9 @@
  *
  * Each endpoint is rendered into an evbuffer by one walk of the job table
  * (metrics_jobs.c, metrics_nodes.c, metrics_sched.c); nothing is allocated
- * per job, only per user, account, partition or node. What cannot be read
+ * per job, only per user, account, partition or node. The limits' headroom
+ * (metrics_limits.c) is the exception: a second walk that finds each job's
+ * limits as a scheduling pass does, only when limits are enforced. What cannot be read
  * off the tables at a scrape is kept here as it happens (metrics.c): RPC
  * counts and latency per route, the store's commit latency, and GPU-seconds
  * allocated per user since start-up.

@@ -48,7 +48,6 @@ struct htab {
 
 struct walk {
     struct htab *t;
-    const struct job *j;
     int64_t amount[SCHED_RES_N];   /* the job's, when it holds an allocation */
     bool holds;
 };
@@ -171,7 +170,6 @@ void metrics_write_headroom(const struct ctld *c, struct evbuffer *b)
         w.holds = job_holds_alloc(j);
         if (!w.holds && (j->state != JOB_PENDING || !job_count_of(j)))
             continue;
-        w.j = j;
         if (w.holds)
             sched_job_amounts(&j->req, w.amount);
         limits_of_job(c, j, on_limit, &w);
