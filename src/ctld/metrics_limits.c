@@ -21,6 +21,7 @@
 #include "common/xmalloc.h"
 #include "ctld/limits_int.h"
 #include "ctld/metrics.h"
+#include "ctld/prio.h"
 
 /* What is shown of a limit, with the resource label's word ("gres/gpu"
  * becomes "gres/gpu:TYPE" for a typed limit). */
@@ -159,17 +160,38 @@ static void write_family(struct evbuffer *b, const struct htab *t, const char *f
     }
 }
 
+static bool streq(const char *a, const char *b)
+{
+    return a == b || (a && b && strcmp(a, b) == 0);
+}
+
+/* A pending job only makes its limits known (it holds nothing): the next
+ * one under the same limits adds nothing, and a user's pending jobs mostly
+ * come one after another (arrays, bursts of submissions). */
+static bool same_limits(const struct ctld *c, const struct job *j, const struct job *k)
+{
+    return j->part == k->part && streq(j->user_name, k->user_name) &&
+           streq(j->req.gpu_type, k->req.gpu_type) &&
+           streq(prio_job_account(c, j), prio_job_account(c, k)) &&
+           streq(prio_job_qos(c, j), prio_job_qos(c, k));
+}
+
 void metrics_write_headroom(const struct ctld *c, struct evbuffer *b)
 {
     if (!(c->conf->acct_enforce & (ENFORCE_LIMITS | ENFORCE_SAFE)))
         return;
     struct htab t = { .index = json_object() };
     struct walk w = { .t = &t };
-    const struct job *j;
+    const struct job *j, *last = NULL;
     JOB_FOREACH(c, j) {
         w.holds = job_holds_alloc(j);
         if (!w.holds && (j->state != JOB_PENDING || !job_count_of(j)))
             continue;
+        if (!w.holds) {
+            if (last && same_limits(c, j, last))
+                continue;
+            last = j;
+        }
         if (w.holds)
             sched_job_amounts(&j->req, w.amount);
         limits_of_job(c, j, on_limit, &w);
