@@ -4,7 +4,9 @@
  *
  * Each endpoint is rendered into an evbuffer by one walk of the job table
  * (metrics_jobs.c, metrics_nodes.c, metrics_sched.c); nothing is allocated
- * per job, only per user, account, partition or node. What cannot be read
+ * per job, only per user, account, partition or node. The limits' headroom
+ * (metrics_limits.c) is the exception: a second walk that finds each job's
+ * limits as a scheduling pass does, only when limits are enforced. What cannot be read
  * off the tables at a scrape is kept here as it happens (metrics.c): RPC
  * counts and latency per route, the store's commit latency, and GPU-seconds
  * allocated per user since start-up.
@@ -46,6 +48,22 @@ void metrics_write_gpu_seconds(const struct metrics *m, struct evbuffer *b, int6
 /* metrics_nodes.c: GPUs on nodes that may take work that no job holds
  * (u: node_usage_get's). */
 uint64_t metrics_gpus_idle(const struct ctld *c, const struct node_usage *u);
+
+/* metrics_gpu.c: the per-GPU figures of running jobs and the idle-GPU
+ * policy's flags, for /metrics/jobs: begin, add each job during the walk,
+ * end writes the families into b (and frees the rows). */
+#define JOB_GPU_FAMS 4
+struct job_gpu_rows {
+    struct evbuffer *buf[JOB_GPU_FAMS];   /* each family's samples */
+    uint64_t flagged;
+};
+void metrics_job_gpus_begin(struct job_gpu_rows *r);
+void metrics_job_gpus_add(struct job_gpu_rows *r, const struct job *j);
+void metrics_job_gpus_end(struct job_gpu_rows *r, struct evbuffer *b);
+
+/* metrics_limits.c: herd_*_headroom, what the QOS and association limits
+ * leave to each user, account and QOS with jobs (enforced limits only). */
+void metrics_write_headroom(const struct ctld *c, struct evbuffer *b);
 
 /* The endpoints' bodies (without "# EOF"). */
 void metrics_jobs(const struct ctld *c, struct evbuffer *b);

@@ -2,8 +2,9 @@
  * metrics_jobs: GET /metrics/jobs and /metrics/jobs-users-accts, Slurm
  * 25.11's job families (counted as its statistics.c counts them: a pending
  * array job as its waiting tasks, held jobs among the pending, allocations
- * of running and suspended jobs), plus herd_jobs_pending_by_reason and
- * herd_user_gpu_seconds_total. States Herd has no counterpart of (BootFail,
+ * of running and suspended jobs), plus herd_jobs_pending_by_reason, the
+ * running jobs' per-GPU figures (metrics_gpu.c), herd_user_gpu_seconds_total
+ * and the limits' headroom (metrics_limits.c). States Herd has no counterpart of (BootFail,
  * Configuring, Deadline, ...) are 0, as no job is ever in them.
  */
 #include <event2/buffer.h>
@@ -179,9 +180,12 @@ void metrics_jobs(const struct ctld *c, struct evbuffer *b)
     struct jtally t = { 0 };
     struct reasons rs = { .len = 0 };
     uint8_t *nodes = xcalloc(c->nnodes ? c->nnodes : 1, 1);
+    struct job_gpu_rows gr;
+    metrics_job_gpus_begin(&gr);
     const struct job *j;
     JOB_FOREACH(c, j) {
         metrics_tally(c, &t, j);
+        metrics_job_gpus_add(&gr, j);
         mark_nodes(nodes, j, &t.nodes_alloc);
         if (j->state == JOB_PENDING && job_count_of(j))
             reason_add(&rs, job_reason_name(c, j), job_count_of(j));
@@ -193,6 +197,7 @@ void metrics_jobs(const struct ctld *c, struct evbuffer *b)
         om_gauge(b, name, jfams[i].help, get(&t, jfams[i].off));
     }
     write_reasons(&rs, b);
+    metrics_job_gpus_end(&gr, b);
 }
 
 /* ---- users and accounts ---- */
@@ -299,4 +304,5 @@ void metrics_users_accts(const struct ctld *c, struct evbuffer *b)
     ua_free(&users);
     ua_free(&accts);
     metrics_write_gpu_seconds(c->metrics, b, ctld_now());
+    metrics_write_headroom(c, b);
 }
