@@ -21,6 +21,7 @@
 struct gpumon {
     struct nvml nvml;
     nvml_device *dev;          /* by node GPU index; NULL where NVML has none */
+    int *minor;                /* /dev/nvidiaN's N of each, for /metrics; -1 unknown */
     size_t ndev;
     struct nodeconf nc;
     bool have_nc;
@@ -38,10 +39,15 @@ void gpumon_start(struct agent *a)
     if (m->nvml.count(&count) != NVML_SUCCESS || count > 1024)
         count = 0;
     m->dev = xcalloc(count + 1, sizeof *m->dev);
+    m->minor = xcalloc(count + 1, sizeof *m->minor);
     m->ndev = count;
-    for (unsigned int i = 0; i < count; i++)
+    for (unsigned int i = 0; i < count; i++) {
+        unsigned int mnr;
         if (m->nvml.handle(i, &m->dev[i]) != NVML_SUCCESS)
             m->dev[i] = NULL;
+        m->minor[i] = m->dev[i] && m->nvml.minor_number &&
+                      m->nvml.minor_number(m->dev[i], &mnr) == NVML_SUCCESS ? (int)mnr : -1;
+    }
     if (!m->nvml.utilization || !m->nvml.memory)
         log_warnx("NVML lacks utilization or memory readings: GPU use is not recorded");
 }
@@ -53,6 +59,7 @@ void gpumon_stop(struct agent *a)
         return;
     nvml_close(&m->nvml);
     free(m->dev);
+    free(m->minor);
     if (m->have_nc)
         nodeconf_clear(&m->nc);
     free(m);
@@ -258,7 +265,10 @@ void gpumon_metrics(struct agent *a, struct evbuffer *b)
                 continue;
             const struct ajob *j = holder(a, (int)i);
             char minor[24], jobid[24] = "";
-            snprintf(minor, sizeof minor, "%zu", i);
+            if (m->minor[i] >= 0)
+                snprintf(minor, sizeof minor, "%d", m->minor[i]);
+            else
+                snprintf(minor, sizeof minor, "%zu", i);
             if (j)
                 snprintf(jobid, sizeof jobid, "%lld", (long long)j->id);
             struct om_label l[] = { { "node", a->node->name }, { "minor_number", minor },

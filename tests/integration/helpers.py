@@ -450,3 +450,45 @@ def typed_gpus(c, gpu_type="a100"):
         text = f.read()
     with open(c.conf, "w") as f:
         f.write(re.sub(r"Gres=gpu:(\d+)", rf"Gres=gpu:{gpu_type}:\1", text))
+
+
+NVML_STUB_SRC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "nvml_stub",
+                             "nvml_stub.c")
+
+
+def set_gpus(c, utils, mems=None):
+    """The NVML stub's readings for c's nodes: GPU i at utils[i] % with mems[i]
+    MiB used (default: 1 GiB when busy, none when idle). Atomic: herdd may
+    read the file at any moment."""
+    mems = mems or [1024 if u else 0 for u in utils]
+    tmp = c.values + ".tmp"
+    with open(tmp, "w") as f:
+        for i, (u, m) in enumerate(zip(utils, mems)):
+            f.write(f"{i} {u} {m}\n")
+    os.rename(tmp, c.values)
+
+
+def nvml_cluster(tmp_path_factory, name, up_args, utils, mems=None, prepare=None):
+    """Generator body of a cluster fixture whose nodes find GPUs through the
+    NVML stub (tests/nvml_stub), built here; their readings start as
+    set_gpus(utils, mems) says. The environment is put back at the end."""
+    keys = ("HERD_NVML_LIBRARY", "HERD_NVML_STUB_VALUES")
+    saved = {k: os.environ.get(k) for k in keys}
+
+    def prep(c):
+        stub = os.path.join(c.dir, "libnvidia-ml-stub.so")
+        subprocess.run(["cc", "-shared", "-fPIC", "-o", stub, NVML_STUB_SRC], check=True)
+        c.values = os.path.join(c.dir, "gpu-values")
+        set_gpus(c, utils, mems)
+        os.environ["HERD_NVML_LIBRARY"] = stub
+        os.environ["HERD_NVML_STUB_VALUES"] = c.values
+        if prepare:
+            prepare(c)
+    try:
+        yield from cluster_fixture(tmp_path_factory, name, up_args, prepare=prep)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

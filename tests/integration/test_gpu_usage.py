@@ -4,44 +4,16 @@ JobAcctGatherFrequency. Real daemons; the NVML stub scripts GPU 0 at 90 %
 with 2 GiB in use and GPU 1 idle. The cluster samples every 30 s, so the
 job's own --acctg-freq=task=1 is what makes samples come in seconds."""
 
-import os
-import subprocess
-import time
-
 import pytest
 
-from helpers import cluster_fixture, open_dir, wait_for
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-STUB_SRC = os.path.join(HERE, "..", "nvml_stub", "nvml_stub.c")
-STUB_ENV = {"HERD_NVML_STUB_UTIL": "90,0,0,0", "HERD_NVML_STUB_MEM_MB": "2048,0,0,0"}
-
-
-def prepare(c):
-    stub = os.path.join(c.dir, "libnvidia-ml-stub.so")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", stub, STUB_SRC], check=True)
-    os.environ["HERD_NVML_LIBRARY"] = stub
-    os.environ.update(STUB_ENV)
+from helpers import nvml_cluster, open_dir, wait_for
 
 
 @pytest.fixture(scope="module")
 def gc(tmp_path_factory, users):
-    saved = {k: os.environ.get(k) for k in ["HERD_NVML_LIBRARY"] + list(STUB_ENV)}
-    gen = cluster_fixture(tmp_path_factory, "gpuuse",
-                          ["--gpus-per-node", "4", "--set", "JobAcctGatherFrequency=30"],
-                          prepare=prepare)
-    try:
-        yield next(gen)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        try:
-            next(gen)
-        except StopIteration:
-            pass
+    yield from nvml_cluster(tmp_path_factory, "gpuuse",
+                            ["--gpus-per-node", "4", "--set", "JobAcctGatherFrequency=30"],
+                            [90, 0, 0, 0], [2048, 0, 0, 0])
 
 
 @pytest.fixture

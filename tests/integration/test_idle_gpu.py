@@ -6,41 +6,22 @@ with Reason IdleGPU in sacct, and leaves alone the busy job, the exempt
 user's job and a job whose GPUs came back to work."""
 
 import os
-import subprocess
 
 import pytest
 
-from helpers import cluster_fixture, read, wait_for
+from helpers import nvml_cluster, read, set_gpus, wait_for
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-STUB_SRC = os.path.join(HERE, "..", "nvml_stub", "nvml_stub.c")
 NOTIFY = """#!/bin/sh
 echo "$SLURM_JOB_ID $SLURM_JOB_USER $HERD_IDLE_GPU_EVENT" >> {d}/notify.log
 """
 
 
-def set_gpus(c, utils):
-    """GPU i reads utils[i] % and, when busy, 1 GiB used."""
-    tmp = c.values + ".tmp"
-    with open(tmp, "w") as f:
-        for i, u in enumerate(utils):
-            f.write(f"{i} {u} {1024 if u else 0}\n")
-    os.rename(tmp, c.values)
-
-
 def prepare(c):
     d = c.dir
-    stub = os.path.join(d, "libnvidia-ml-stub.so")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", stub, STUB_SRC], check=True)
-    c.values = os.path.join(d, "gpu-values")
-    set_gpus(c, [90, 0, 0, 0])
     notify = os.path.join(d, "notify.sh")
     with open(notify, "w") as f:
         f.write(NOTIFY.format(d=d))
     os.chmod(notify, 0o755)
-    c.saved_env = {k: os.environ.get(k) for k in ("HERD_NVML_LIBRARY", "HERD_NVML_STUB_VALUES")}
-    os.environ["HERD_NVML_LIBRARY"] = stub
-    os.environ["HERD_NVML_STUB_VALUES"] = c.values
     policy = (f"threshold=5,flag_after=0:03,action=cancel,action_after=0:08,"
               f"exempt_users=herdtest2,notify={notify}")
     c.up_args += ["--set", "JobAcctGatherFrequency=1", "--set", f"IdleGPUPolicy={policy}",
@@ -49,19 +30,8 @@ def prepare(c):
 
 @pytest.fixture(scope="module")
 def ic(tmp_path_factory, users):
-    gen = cluster_fixture(tmp_path_factory, "idlegpu", ["--nodes", "1", "--gpus-per-node", "4"],
-                          prepare=prepare)
-    c = next(gen)
-    try:
-        yield c
-    finally:
-        for k, v in c.saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
-        for _ in gen:
-            pass
+    yield from nvml_cluster(tmp_path_factory, "idlegpu", ["--nodes", "1", "--gpus-per-node", "4"],
+                            [90, 0, 0, 0], prepare=prepare)
 
 
 def notices(c):

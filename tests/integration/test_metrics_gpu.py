@@ -14,23 +14,14 @@ import subprocess
 
 import pytest
 
-from helpers import cluster_fixture, wait_for
+from helpers import nvml_cluster, wait_for
 from test_metrics import ENDPOINTS, get, promtool, samples
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-STUB_SRC = os.path.join(HERE, "..", "nvml_stub", "nvml_stub.c")
 SLEEP = "#!/bin/sh\nexec sleep 300\n"
 MIB = 1048576
 
 
 def prepare(c):
-    stub = os.path.join(c.dir, "libnvidia-ml-stub.so")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", stub, STUB_SRC], check=True)
-    c.saved_env = {k: os.environ.get(k) for k in
-                   ("HERD_NVML_LIBRARY", "HERD_NVML_STUB_UTIL", "HERD_NVML_STUB_MEM_MB")}
-    os.environ["HERD_NVML_LIBRARY"] = stub
-    os.environ["HERD_NVML_STUB_UTIL"] = "90,0,0,0"
-    os.environ["HERD_NVML_STUB_MEM_MB"] = "2048,0,0,0"
     c.up_args += ["--set", "JobAcctGatherFrequency=1",
                   "--set", "IdleGPUPolicy=threshold=5,flag_after=0:02,action=none",
                   "--set", "AccountingStorageEnforce=associations,limits,qos"]
@@ -38,20 +29,16 @@ def prepare(c):
 
 @pytest.fixture(scope="module")
 def gc(tmp_path_factory, users):
-    gen = cluster_fixture(tmp_path_factory, "metricsgpu",
-                          ["--nodes", "1", "--gpus-per-node", "4", "--set", "KillWait=2",
-                           "--set", "MetricsType=metrics/openmetrics"], prepare=prepare)
+    gen = nvml_cluster(tmp_path_factory, "metricsgpu",
+                       ["--nodes", "1", "--gpus-per-node", "4", "--set", "KillWait=2",
+                        "--set", "MetricsType=metrics/openmetrics"],
+                       [90, 0, 0, 0], [2048, 0, 0, 0], prepare=prepare)
     c = next(gen)
     c.run(["sacctmgr", "-i", "add", "account", "lab"])
     c.run(["sacctmgr", "-i", "add", "user", "herdtest1,herdtest2", "account=lab"])
     try:
         yield c
     finally:
-        for k, v in c.saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         for _ in gen:
             pass
 

@@ -8,36 +8,14 @@ what the table says."""
 
 import json
 import os
-import subprocess
 import time
 
 import pytest
 
-from helpers import cluster_fixture, open_dir
-
-HERE = os.path.dirname(os.path.abspath(__file__))
-STUB_SRC = os.path.join(HERE, "..", "nvml_stub", "nvml_stub.c")
-
-
-def set_gpus(c, utils):
-    """GPU i reads utils[i] % and, when busy, 1 GiB used."""
-    tmp = c.values + ".tmp"
-    with open(tmp, "w") as f:
-        for i, u in enumerate(utils):
-            f.write(f"{i} {u} {1024 if u else 0}\n")
-    os.rename(tmp, c.values)
+from helpers import nvml_cluster, open_dir, set_gpus
 
 
 def prepare(c):
-    d = c.dir
-    stub = os.path.join(d, "libnvidia-ml-stub.so")
-    subprocess.run(["cc", "-shared", "-fPIC", "-o", stub, STUB_SRC], check=True)
-    c.values = os.path.join(d, "gpu-values")
-    # any two neighbouring GPUs are one at 90 % and one at 0 %
-    set_gpus(c, [90, 0, 90, 0])
-    c.saved_env = {k: os.environ.get(k) for k in ("HERD_NVML_LIBRARY", "HERD_NVML_STUB_VALUES")}
-    os.environ["HERD_NVML_LIBRARY"] = stub
-    os.environ["HERD_NVML_STUB_VALUES"] = c.values
     policy = "threshold=5,flag_after=0:02,action=cancel,action_after=0:03,exempt_users=herdtest1"
     c.up_args += ["--set", "JobAcctGatherFrequency=1", "--set", f"IdleGPUPolicy={policy}",
                   "--set", "MinJobAge=600"]
@@ -45,8 +23,9 @@ def prepare(c):
 
 @pytest.fixture(scope="module")
 def gc(tmp_path_factory, users):
-    gen = cluster_fixture(tmp_path_factory, "sreportgpu", ["--nodes", "1", "--gpus-per-node", "4"],
-                          prepare=prepare)
+    # any two neighbouring GPUs are one at 90 % and one at 0 %
+    gen = nvml_cluster(tmp_path_factory, "sreportgpu", ["--nodes", "1", "--gpus-per-node", "4"],
+                       [90, 0, 90, 0], prepare=prepare)
     c = next(gen)
     try:
         for args in (["account", "hep"], ["account", "phys"],
@@ -64,11 +43,6 @@ def gc(tmp_path_factory, users):
         c.jobs = [busy, idle]
         yield c
     finally:
-        for k, v in c.saved_env.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
         for _ in gen:
             pass
 
