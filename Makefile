@@ -55,7 +55,17 @@ $(SCHED_LIB): $(call obj,$(SCHED_SRC))
 	@mkdir -p $(dir $@)
 	rm -f $@; ar rcs $@ $^
 
-$(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(SCHED_LIB) $(COMMON_LIB)
+# The dashboard's files (ui/), built into herdctld as a generated C table.
+UI_FILES := $(sort $(wildcard ui/*.html ui/*.js ui/*.css))
+UI_OBJ   := $(B)/obj/gen/ui_files.o
+$(B)/gen/ui_files.c: $(UI_FILES) scripts/embed-ui.sh
+	@mkdir -p $(dir $@)
+	scripts/embed-ui.sh $@ $(UI_FILES)
+$(UI_OBJ): $(B)/gen/ui_files.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(UI_OBJ) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -lpthread -lm
 
@@ -87,7 +97,7 @@ CMD_LIB  := $(B)/lib/libherdcmd.a
 CTLD_LIB := $(B)/lib/libherdctld.a
 NODED_LIB := $(B)/lib/libherdnoded.a
 $(CMD_LIB): $(filter-out $(B)/obj/cmd/herd.o $(B)/obj/sim/main.o,$(call obj,$(CMD_SRC) $(SIM_SRC)))
-$(CTLD_LIB): $(filter-out $(B)/obj/ctld/main.o,$(call obj,$(CTLD_SRC)))
+$(CTLD_LIB): $(filter-out $(B)/obj/ctld/main.o,$(call obj,$(CTLD_SRC))) $(UI_OBJ)
 $(NODED_LIB): $(filter-out $(B)/obj/noded/main.o,$(call obj,$(NODED_SRC)))
 $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):
 	@mkdir -p $(dir $@)

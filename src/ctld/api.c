@@ -1,7 +1,8 @@
 /*
  * api: the route table of herdctld. Users may call the first group; the
  * node agents (uid 0 with a MUNGE credential) the second; anyone the third
- * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads).
+ * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads;
+ * the dashboard's static files, which hold no data: api_ui.c).
  */
 #include "ctld/api.h"
 #include "ctld/gpu_live.h"
@@ -64,6 +65,9 @@ static const struct http_route routes[] = {
     { "GET", "/metrics/partitions", api_metrics_partitions, HTTP_ROLE_ANON },
     { "GET", "/metrics/jobs-users-accts", api_metrics_users_accts, HTTP_ROLE_ANON },
     { "GET", "/metrics/scheduler", api_metrics_sched, HTTP_ROLE_ANON },
+    { "GET", "/ui", api_ui_redirect, HTTP_ROLE_ANON },
+    { "GET", "/ui/", api_ui_index, HTTP_ROLE_ANON },
+    { "GET", "/ui/{}", api_ui_file, HTTP_ROLE_ANON },
 };
 
 void api_register_routes(struct ctld *c)

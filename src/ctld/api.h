@@ -40,6 +40,10 @@ void api_metrics_partitions(struct http_req *r);
 void api_metrics_users_accts(struct http_req *r);
 void api_metrics_sched(struct http_req *r);
 void api_probe(struct http_req *r);
+/* api_ui.c: the dashboard's files (docs/dashboard.md) */
+void api_ui_index(struct http_req *r);
+void api_ui_file(struct http_req *r);
+void api_ui_redirect(struct http_req *r);
 /* A reconfigure's new Metrics* and PrivateData keys: swapped into dst. */
 struct conf;
 void metrics_conf_take(struct conf *dst, struct conf *src);
