@@ -20,6 +20,7 @@ static const struct http_route routes[] = {
     { "GET", "/v1/jobs", api_list, HTTP_ROLE_USER },
     { "GET", "/v1/jobs/{}", api_show, HTTP_ROLE_USER },
     { "GET", "/v1/jobs/{}/wait", api_job_wait, HTTP_ROLE_USER },
+    { "GET", "/v1/jobs/{}/output", api_job_output, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/cancel", api_cancel_many, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/cancel", api_cancel, HTTP_ROLE_USER },
     { "POST", "/v1/jobs/{}/steps", api_step_create, HTTP_ROLE_USER },

@@ -44,6 +44,8 @@ void api_probe(struct http_req *r);
 void api_ui_index(struct http_req *r);
 void api_ui_file(struct http_req *r);
 void api_ui_redirect(struct http_req *r);
+/* api_output.c: a job's output tail, its owner and admins only */
+void api_job_output(struct http_req *r);
 /* A reconfigure's new Metrics* and PrivateData keys: swapped into dst. */
 struct conf;
 void metrics_conf_take(struct conf *dst, struct conf *src);

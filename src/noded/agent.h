@@ -92,6 +92,8 @@ void agent_job_signal(struct ajob *j, int sig, bool cancel, bool batch);
 
 /* jobstop.c: POST /v1/suspend, a job (and its steps here) suspended or resumed. */
 void agent_job_suspend_req(struct http_req *r);
+/* outtail.c: POST /v1/output, a job's output tail read as the job's user */
+void outtail_req(struct http_req *r);
 /* A job's steps here run again (thawed, SIGCONT), so that a kill reaches
  * them: a frozen process dies only once thawed. */
 void agent_job_thaw_steps(struct agent *a, int64_t job_id);

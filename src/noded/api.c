@@ -107,6 +107,7 @@ const struct http_route agent_routes[] = {
     { "POST", "/v1/launch", on_launch, HTTP_ROLE_ROOT },
     { "POST", "/v1/signal", on_signal, HTTP_ROLE_ROOT },
     { "POST", "/v1/suspend", agent_job_suspend_req, HTTP_ROLE_ROOT },
+    { "POST", "/v1/output", outtail_req, HTTP_ROLE_ROOT },
     { "POST", "/v1/steps", step_launch, HTTP_ROLE_USER },
     { "POST", "/v1/steps/signal", step_signal, HTTP_ROLE_USER },
     { "POST", "/v1/steps/pmi", step_pmi_fence, HTTP_ROLE_USER },
