@@ -5,8 +5,9 @@ pkgs="build-essential libevent-dev libjansson-dev libsqlite3-dev sqlite3 munge l
       libcmocka-dev python3-pytest zlib1g-dev procps passwd snakemake openmpi-bin libopenmpi-dev
       mpich libmpich-dev iproute2 libjwt-dev"
 # Without their recommends: python3-torch's and toil's would bring much that no test uses;
-# prometheus (promtool and the server the metrics test scrapes with) needs none of its own.
-lean="python3-torch toil prometheus"
+# prometheus (promtool and the server the metrics test scrapes with) needs none of its own;
+# chromium (headless, for the dashboard test) none of its desktop recommends.
+lean="python3-torch toil prometheus chromium"
 missing_of() {
     for p in $1; do
         dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || printf ' %s' "$p"

@@ -22,16 +22,19 @@ function h(tag, attrs, ...kids) {
   const e = document.createElement(tag);
   for (const [k, v] of Object.entries(attrs || {})) {
     if (v === null || v === undefined || v === false) continue;
-    if (k === "class") e.className = v; else e.setAttribute(k, v === true ? "" : v);
+    if (k === "class") e.className = v;
+    /* through the CSSOM: the page's CSP refuses style attributes */
+    else if (k === "style") for (const [p, x] of Object.entries(v)) e.style.setProperty(p, x);
+    else e.setAttribute(k, v === true ? "" : v);
   }
-  for (const k of kids.flat()) if (k !== null && k !== undefined)
+  for (const k of kids.flat(Infinity)) if (k !== null && k !== undefined)
     e.append(k instanceof Node ? k : String(k));
   return e;
 }
 function s(tag, attrs, ...kids) {
   const e = document.createElementNS(SVGNS, tag);
   for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
-  for (const k of kids.flat()) if (k !== null && k !== undefined)
+  for (const k of kids.flat(Infinity)) if (k !== null && k !== undefined)
     e.append(k instanceof Node ? k : String(k));
   return e;
 }
@@ -162,7 +165,7 @@ async function loadCluster() {
       const j = owner[n.name + "/" + i];
       if (j) {
         cells.push(h("a", { class: "gpu busy", href: "#/job/" + j.job_id, "data-job": j.job_id,
-                            "data-user": j.user_name, style: "background:" + userColour(j.user_name),
+                            "data-user": j.user_name, style: { background: userColour(j.user_name) },
                             "aria-label": `GPU ${i} of ${n.name}: job ${j.job_id}, ${j.user_name}` },
                      h("span", { class: "idx" }, "GPU " + i), j.user_name));
       } else {

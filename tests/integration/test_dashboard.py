@@ -156,7 +156,7 @@ def test_output_is_read_as_the_user(cluster, jobs, tmp_path):
 def test_dashboard_in_a_browser(cluster, jobs, browser):
     b = browser
     url = web_url(cluster, "herdtest1")
-    assert url.startswith(base_url(cluster) + "/ui/#token="), url
+    assert f":{cluster.ctld_port()}/ui/#token=" in url and "&user=herdtest1" in url, url
     b.navigate(url)
     # the token left the address bar and sits in session storage
     b.wait_for("location.hash === '#/cluster'", what="the fragment to be cleared")
@@ -166,7 +166,7 @@ def test_dashboard_in_a_browser(cluster, jobs, browser):
     # Cluster: the GPU cells of each running job show its user; the rest are idle.
     b.wait_for(f"document.querySelectorAll('.gpu.busy[data-job=\"{jobs['run1']}\"]').length === 2",
                what="herdtest1's two GPU cells")
-    cells = b.eval("[...document.querySelectorAll('.gpu')].map(e => e.innerText.replace(/\\s+/g, ' '))")
+    cells = b.eval("[...document.querySelectorAll('#nodes .gpu')].map(e => e.innerText.replace(/\\s+/g, ' '))")
     assert sum("herdtest1" in t for t in cells) == 2, cells
     assert sum("herdtest2" in t for t in cells) == 1, cells
     assert sum("idle" in t for t in cells) == 1, cells
@@ -199,11 +199,11 @@ def test_dashboard_in_a_browser(cluster, jobs, browser):
     page = b.eval("document.body.innerText")
     assert "secret-of-herdtest2" not in page
     assert "Output not available" in page
-    assert "herdtest2" in page          # the job itself is visible to all
+    assert "herdtest2" in page, page    # the job itself is visible to all
 
     # Usage: the chart draws from the records.
     b.eval("location.hash = '#/usage'")
-    b.wait_for("document.querySelector('#usage-users svg')", what="the usage chart")
+    b.wait_for("!!document.querySelector('#usage-users svg')", what="the usage chart")
     assert "herdtest1" in b.eval("document.getElementById('usage-users').innerText")
     b.screenshot(os.path.join(b.artifacts, "usage.png"))
 
@@ -217,7 +217,7 @@ def test_login_with_a_pasted_token(cluster, browser):
            f"document.getElementById('login-token').value = {json.dumps(line)};"
            "document.querySelector('#login-form button[type=submit]').click()")
     b.wait_for("document.getElementById('who-name').innerText === 'herdtest2' && "
-               "document.querySelectorAll('.gpu').length === 4", what="herdtest2 signed in")
+               "document.querySelectorAll('#nodes .gpu').length === 4", what="herdtest2 signed in")
     # a bad token goes back to the form with the reason
     b.eval("sessionStorage.setItem('herd.token', 'x.y.z'); location.hash = '#/queue'")
     b.wait_for("!document.getElementById('view-login').hidden && "
@@ -239,7 +239,8 @@ def test_accessibility_basics(cluster, jobs, browser):
     b = browser
     b.navigate(web_url(cluster, "herdtest1"))
     b.wait_for("document.querySelectorAll('.gpu.busy').length === 3", what="the cluster view")
-    b.eval("location.hash = '#/queue'")
+    b.eval("location.hash = '#/queue'; document.getElementById('f-user').value = '';"
+           "document.getElementById('f-user').dispatchEvent(new Event('change'))")
     b.wait_for("document.querySelectorAll('#queue-rows tr').length >= 3", what="the queue")
 
     # every control has a name a screen reader can say
@@ -264,8 +265,8 @@ def test_accessibility_basics(cluster, jobs, browser):
                     outline: s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2}; })()""")
         seen.append(f)
         assert f["outline"], f"focus not visible on {f}"
-    names = [f["text"] or f["id"] for f in seen]
-    for want in ("Skip to content", "Cluster", "Queue", "Usage", "Sign out", "f-user", "f-part",
+    names = [f["id"] or f["text"] for f in seen]
+    for want in ("Skip to content", "Cluster", "Queue", "Usage", "logout", "f-user", "f-part",
                  "f-state", "f-text"):
         assert want in names, f"Tab never reached {want}: {names}"
     assert names.index("Cluster") < names.index("Queue") < names.index("f-user")
@@ -286,8 +287,8 @@ def test_accessibility_basics(cluster, jobs, browser):
     assert low == [], low
     # the idle cells (a pattern of white and light grey) and the cluster view's cells
     b.eval("location.hash = '#/cluster'")
-    b.wait_for("document.querySelector('.gpu.idle')", what="an idle cell")
-    fg = b.eval("getComputedStyle(document.querySelector('.gpu.idle')).color.match(/\\d+/g).slice(0,3).map(Number)")
+    b.wait_for("!!document.querySelector('#nodes .gpu.idle')", what="an idle cell")
+    fg = b.eval("getComputedStyle(document.querySelector('#nodes .gpu.idle')).color.match(/\\d+/g).slice(0,3).map(Number)")
     assert contrast(fg, (0xee, 0xf1, 0xf4)) >= 4.5
     busy = b.eval("""[...document.querySelectorAll('.gpu.busy')].map((e) => [
         getComputedStyle(e).color.match(/\\d+/g).slice(0,3).map(Number),
