@@ -19,6 +19,12 @@ bool api_may_act(const struct http_req *r, const struct job *j);
 /* Is the caller root or the job's owner: steps and the batch script are
  * theirs alone. */
 bool api_is_owner(const struct http_req *r, const struct job *j);
+/* root, SlurmUser, or AdminLevel Operator/Administrator: Slurm's operators. */
+struct ctld;
+bool api_is_operator(const struct ctld *c, uid_t uid);
+/* PrivateData=jobs holds for this caller (not an operator): the job
+ * reads (GET /v1/jobs, /v1/jobs/{id}) show them their own jobs only. */
+bool api_jobs_private(const struct http_req *r);
 /* api_path_job's job when the caller may act on it; else NULL, answered
  * (404, or 403 Access/permission denied). */
 struct job *api_path_own_job(struct http_req *r);

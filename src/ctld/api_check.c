@@ -2,12 +2,15 @@
  * api_check: the checks every job request shares, written once: which job
  * the path names, whether the caller may act on it (root, its owner or a
  * coordinator of its account, as Slurm's rule for cancel, hold, update and
- * steps), a signal argument, and
- * the plain answer sent once a change is committed.
+ * steps), who is an operator, what PrivateData=jobs hides, a signal
+ * argument, and the plain answer sent once a change is committed.
  */
 #include <pwd.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "common/acct_keys.h"
+#include "common/conf.h"
 #include "common/slurm_errno.h"
 #include "ctld/api.h"
 #include "ctld/acctdb.h"
@@ -40,6 +43,26 @@ bool api_may_act(const struct http_req *r, const struct job *j)
     const struct ctld *c = r->ctx;
     return getpwuid_r(r->who.uid, &pw, buf, sizeof buf, &res) == 0 && res &&
            acctdb_coordinates(prio_get(c)->db, pw.pw_name, prio_job_account(c, j));
+}
+
+bool api_is_operator(const struct ctld *c, uid_t uid)
+{
+    if (uid == 0)
+        return true;
+    char buf[1024];
+    struct passwd pw, *res = NULL;
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res)
+        return false;
+    if (c->conf->slurm_user && strcmp(c->conf->slurm_user, pw.pw_name) == 0)
+        return true;
+    return strcmp(acctdb_admin_level(prio_get(c)->db, pw.pw_name), "None") != 0;
+}
+
+bool api_jobs_private(const struct http_req *r)
+{
+    const struct ctld *c = r->ctx;
+    const char *pd = c->conf->private_data;
+    return pd && acct_word_in(pd, "jobs", 4) && !api_is_operator(c, r->who.uid);
 }
 
 static struct job *path_job_if(struct http_req *r,

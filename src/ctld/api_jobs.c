@@ -201,6 +201,8 @@ void api_submit(struct http_req *r)
 /* The filters of GET /v1/jobs: each a comma list, absent = any. */
 struct job_filter {
     char *states, *users, *ids;
+    bool private;          /* PrivateData=jobs: the caller's own jobs only */
+    uid_t uid;
 };
 
 static bool in_list(const char *list, const char *item)
@@ -219,6 +221,8 @@ static bool in_list(const char *list, const char *item)
 static bool filter_match(const struct job_filter *f, const struct job *j)
 {
     char num[24];
+    if (f->private && j->uid != f->uid)
+        return false;
     if (f->states && !in_list(f->states, job_state_name(j->state)))
         return false;
     if (f->users) {
@@ -275,7 +279,7 @@ void api_list(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     struct job_filter f = { http_query_get(r, "states"), http_query_get(r, "users"),
-                            http_query_get(r, "ids") };
+                            http_query_get(r, "ids"), api_jobs_private(r), r->who.uid };
     char *fields = http_query_get(r, "fields"), *format = http_query_get(r, "format");
     struct job_keys *keys = fields ? job_keys_parse(fields) : NULL;
     struct list_out o = { evbuffer_new(), keys, keys && format && strcmp(format, "tsv") == 0,
@@ -320,6 +324,10 @@ void api_show(struct http_req *r)
     struct job *j = api_path_job(r);
     if (!j)
         return;
+    if (api_jobs_private(r) && j->uid != r->who.uid) {   /* as if there were none */
+        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
+        return;
+    }
     json_t *o = job_to_json(c, j);
     char *want = http_query_get(r, "script");
     char *script = NULL;

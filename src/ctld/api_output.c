@@ -7,7 +7,6 @@
  * could be a link to anything. The node agent that ran the job reads it as
  * the job's uid and gid (src/noded/outtail.c) and the answer is passed on.
  */
-#include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,26 +15,11 @@
 #include "common/http.h"
 #include "common/slurm_errno.h"
 #include "common/xmalloc.h"
-#include "ctld/acctdb.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
-#include "ctld/prio.h"
 
 #define OUTPUT_TAIL_BYTES (64 * 1024)
 #define OUTPUT_TIMEOUT_S 10
-
-static bool is_admin(const struct ctld *c, uid_t uid)
-{
-    if (uid == 0)
-        return true;
-    char buf[1024];
-    struct passwd pw, *res = NULL;
-    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) != 0 || !res)
-        return false;
-    if (c->conf->slurm_user && strcmp(c->conf->slurm_user, pw.pw_name) == 0)
-        return true;
-    return strcmp(acctdb_admin_level(prio_get(c)->db, pw.pw_name), "None") != 0;
-}
 
 /* The batch step's stdout as the node agent opened it (src/noded/jobenv.c):
  * the pattern expanded on the batch node, relative to the work dir. */
@@ -80,7 +64,7 @@ void api_job_output(struct http_req *r)
     struct job *j = api_path_job(r);
     if (!j)
         return;
-    if (j->uid != r->who.uid && !is_admin(c, r->who.uid)) {
+    if (j->uid != r->who.uid && !api_is_operator(c, r->who.uid)) {
         http_reply_error(r, 403, ESLURM_ACCESS_DENIED, API_MSG_DENIED);
         return;
     }

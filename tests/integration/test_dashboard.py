@@ -322,3 +322,33 @@ def test_queue_with_10000_pending_jobs(cluster, jobs, browser):
           f"filter + page in {ms:.0f} ms")
     assert ms < 1000, f"filter and page took {ms:.0f} ms"
     b.screenshot(os.path.join(b.artifacts, "queue-10000.png"))
+
+
+@pytest.fixture(scope="module")
+def private_cluster(tmp_path_factory, users):
+    yield from cluster_fixture(tmp_path_factory, "dash-private",
+                               UP + ["--set", "PrivateData=jobs"])
+
+
+def test_private_data_jobs(private_cluster, browser, tmp_path):
+    """PrivateData=jobs: a user sees only their own jobs, in the API, in
+    squeue and so on the dashboard; root sees all."""
+    c = private_cluster
+    open_dir(tmp_path, 0o777)
+    mine = c.sbatch(["--hold", "--wrap", "true"], user="herdtest1", cwd=str(tmp_path))
+    theirs = c.sbatch(["--hold", "--wrap", "true"], user="herdtest2", cwd=str(tmp_path))
+    cp = c.run(["squeue", "-h", "-o", "%i"], user="herdtest1")
+    assert cp.stdout.split() == [str(mine)], cp.stdout
+    cp = c.run(["scontrol", "show", "job", str(theirs)], user="herdtest1", check=False)
+    assert cp.returncode != 0 and "Invalid job id" in cp.stderr, cp
+    cp = c.run(["squeue", "-h", "-o", "%i"])
+    assert sorted(cp.stdout.split()) == sorted([str(mine), str(theirs)]), cp.stdout
+    b = browser
+    b.navigate(web_url(c, "herdtest1"))
+    b.wait_for("location.hash === '#/cluster' && !!document.getElementById('f-user')",
+               what="the page on the second cluster")
+    b.eval("location.hash = '#/queue'; document.getElementById('f-user').value = '';"
+           "document.getElementById('f-state').value = '';"
+           "document.getElementById('f-user').dispatchEvent(new Event('change'))")
+    b.wait_for(f"!!document.querySelector('tr[data-job=\"{mine}\"]')", what="herdtest1's job")
+    assert not b.eval(f"!!document.querySelector('tr[data-job=\"{theirs}\"]')")
