@@ -50,9 +50,9 @@ function setStatus(msg) { $("status").textContent = msg; }
 /* A user's colour: a light hue from the name, so that dark text reads on it
  * (contrast above 7:1 at 85 % lightness) and one user is one colour. */
 function userColour(name) {
-  let x = 0;
-  for (const c of name) x = (x * 31 + c.charCodeAt(0)) >>> 0;
-  return `hsl(${x % 360}, 65%, 84%)`;
+  let x = 2166136261;                    // FNV-1a: names a letter apart land far apart
+  for (const c of name) x = Math.imul(x ^ c.charCodeAt(0), 16777619);
+  return `hsl(${(x >>> 0) % 360}, 65%, 84%)`;
 }
 
 /* ---- login: the fragment from `herd web-url`, or the form ---- */
@@ -291,7 +291,8 @@ function drawGpu(j, now) {
     Math.max(1, gpus.length);
   if (live) {
     const arr = state.samples[j.job_id] = state.samples[j.job_id] || [];
-    if (!arr.length || arr[arr.length - 1][0] !== now) arr.push([now, util]);
+    const at = j.usage_live.sampled_at || now;      // one point per sampling round
+    if (!arr.length || arr[arr.length - 1][0] !== at) arr.push([at, util]);
     if (arr.length > 720) arr.shift();
   }
   const pts = state.samples[j.job_id] || [];

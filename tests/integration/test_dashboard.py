@@ -19,7 +19,7 @@ import pytest
 
 import helpers
 from cdp import Browser, chromium_path
-from helpers import cluster_fixture, open_dir, wait_for
+from helpers import cluster_fixture, nvml_cluster, open_dir, wait_for
 
 pytestmark = pytest.mark.skipif(chromium_path() is None,
                                 reason="chromium is not installed (apt-get install chromium): "
@@ -31,7 +31,9 @@ UP = ["--nodes", "1", "--gpus-per-node", "4", "--cpus-per-node", "8", "--mem-per
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory, users):
-    yield from cluster_fixture(tmp_path_factory, "dashboard", UP)
+    """GPUs through the NVML stub, sampled every 2 s: the job page plots them."""
+    yield from nvml_cluster(tmp_path_factory, "dashboard",
+                            UP + ["--set", "JobAcctGatherFrequency=2"], [90, 70, 40, 0])
 
 
 @pytest.fixture(scope="module")
@@ -192,6 +194,12 @@ def test_dashboard_in_a_browser(cluster, jobs, browser):
     out = b.wait_for("document.getElementById('job-output').dataset.shown === '1' && "
                      "document.getElementById('job-output').innerText", what="herdtest1's output")
     assert "hello-from-herdtest1" in out
+    # the GPU plot: the job's GPUs (0 and 1: 90 % and 70 % in the stub) and a line once
+    # the page has refreshed with new samples
+    gpu = b.wait_for("document.querySelector('#job-gpu path') && "
+                     "document.getElementById('job-gpu').innerText", timeout=40,
+                     what="the GPU utilization plot")
+    assert "GPU node1:0" in gpu and "90%" in gpu and "70%" in gpu, gpu
     b.screenshot(os.path.join(b.artifacts, "job.png"))
     b.eval(f"location.hash = '#/job/{jobs['run2']}'")
     b.wait_for(f"document.getElementById('job-h').innerText.includes('{jobs['run2']}') && "
