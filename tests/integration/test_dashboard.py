@@ -360,3 +360,20 @@ def test_private_data_jobs(private_cluster, browser, tmp_path):
            "document.getElementById('f-user').dispatchEvent(new Event('change'))")
     b.wait_for(f"!!document.querySelector('tr[data-job=\"{mine}\"]')", what="herdtest1's job")
     assert not b.eval(f"!!document.querySelector('tr[data-job=\"{theirs}\"]')")
+
+
+def test_drained_node_shows_its_reason(private_cluster, browser):
+    """A drained node is marked, with the reason an admin gave."""
+    c = private_cluster
+    c.run(["scontrol", "update", "nodename=node1", "state=drain", "reason=fan broken"])
+    b = browser
+    b.navigate(web_url(c, "herdtest1"))
+    b.wait_for("location.hash === '#/cluster'", what="the page")
+    text = b.wait_for("document.querySelector('.node.down .node-reason') && "
+                      "document.querySelector('.node.down .node-reason').innerText",
+                      what="the drained node's reason")
+    assert "DRAIN" in text and "fan broken" in text, text
+    cells = b.eval("[...document.querySelectorAll('#nodes .gpu')].map(e => e.innerText)")
+    assert not any("idle" in t for t in cells), cells
+    b.screenshot(os.path.join(b.artifacts, "drained.png"))
+    c.run(["scontrol", "update", "nodename=node1", "state=resume"])
