@@ -64,13 +64,13 @@ $(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 # node's CPU in a run of 1,000 short jobs).
 $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -ldl -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -lresolv -ldl -lm
 
 # The client: sbatch, squeue, ... are links to it; it links no SQLite and no
 # scheduler. Its libraries are linked statically where Debian ships archives:
 # every command starts faster without the dynamic loader's work for them.
 # (libevent: srun streams its tasks' output over HTTP.)
-CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lm
+CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lresolv -lm
 $(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
@@ -96,7 +96,7 @@ $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):
 $(B)/tests/%: tests/unit/%.c $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB) \
-	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ljwt -ldl -lz -lm
+	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ljwt -lresolv -ldl -lz -lm
 
 unit-build: $(UNIT_BINS)
 

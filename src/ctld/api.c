@@ -55,6 +55,7 @@ static const struct http_route routes[] = {
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/usage", api_node_usage, HTTP_ROLE_ROOT },
     { "POST", "/v1/token", api_token, HTTP_ROLE_USER },
+    { "GET", "/v1/config", api_config, HTTP_ROLE_USER },
 
     { "GET", "/", api_http_root, HTTP_ROLE_ANON },
     { "GET", "/readyz", api_probe, HTTP_ROLE_ANON },

@@ -8,6 +8,7 @@
 #include "common/http.h"
 
 /* api_check.c: the checks job requests share */
+struct ctld;
 struct job;
 #define API_MSG_DENIED "Access/permission denied"
 /* The job named by the path's {} segment; NULL once an error is answered. */
@@ -89,6 +90,11 @@ void api_resv_delete(struct http_req *r);
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);
 void api_node_register(struct http_req *r);
+/* api_config.c: configless. GET /v1/config; whether SlurmctldParameters
+ * has enable_configless; c->conf_hash anew (at start and reconfigure). */
+void api_config(struct http_req *r);
+bool config_served(const struct ctld *c);
+void config_hash_refresh(struct ctld *c);
 void api_node_job_end(struct http_req *r);
 
 #endif

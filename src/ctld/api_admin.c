@@ -492,6 +492,7 @@ void api_reconfigure(struct http_req *r)
     c->conf->mail_prog = nc->mail_prog;
     nc->mail_prog = mail;
     conf_destroy(nc);
+    config_hash_refresh(c);   /* configless agents fetch the edited files */
     if (!shape)
         log_warnx("reconfigure: nodes or partitions changed in %s; restart herdctld to use them",
                   c->conf->path);

@@ -22,6 +22,7 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/token.h"
+#include "ctld/api.h"
 #include "ctld/suspend.h"
 #include "ctld/depend.h"
 #include "ctld/metrics.h"
@@ -164,6 +165,7 @@ static void setup(struct ctld *c)
     api_register_routes(c);
     if (token_init(c, err, sizeof err) < 0)
         fatalx("AuthAltParameters: %s", err);
+    config_hash_refresh(c);
     if (http_server_set_params(c->http, cf->ctld_params, err, sizeof err) < 0)
         fatalx("SlurmctldParameters: %s", err);
     char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
@@ -184,6 +186,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     api_wait_free_all(c);
     http_server_destroy(c->http);
     token_free(c);
+    free(c->conf_hash);
     prio_destroy(c);
     store_close(c->store);
     metrics_destroy(c->metrics);   /* after the store's last commit, which it times */

@@ -16,6 +16,7 @@
 #include <event2/event.h>
 
 #include "common/conf.h"
+#include "common/confless.h"
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
@@ -28,6 +29,8 @@
 
 struct opts {
     const char *conf;
+    const char *conf_server;   /* --conf-server: configless (confd.h) */
+    const char *conf_cache;
     char name[256];
     bool foreground;
     bool print_node;
@@ -36,7 +39,8 @@ struct opts {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: herdd [-f slurm.conf] [-N nodename] [-D] [-v] [-C]\n");
+    fprintf(stderr, "usage: herdd [-f slurm.conf | --conf-server HOST[:PORT] [--conf-cache DIR]]"
+            " [-N nodename] [-D] [-v] [-C]\n");
     exit(1);
 }
 
@@ -50,10 +54,17 @@ static void short_hostname(char *buf, size_t n)
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
+    static const struct option lopts[] = {
+        { "conf-server", required_argument, NULL, 'S' },
+        { "conf-cache", required_argument, NULL, 'c' },
+        { NULL, 0, NULL, 0 },
+    };
     int c;
-    while ((c = getopt(argc, argv, "f:N:DvCh")) != -1) {
+    while ((c = getopt_long(argc, argv, "f:N:DvCh", lopts, NULL)) != -1) {
         switch (c) {
         case 'f': o->conf = optarg; break;
+        case 'S': o->conf_server = optarg; break;
+        case 'c': o->conf_cache = optarg; break;
         case 'N': snprintf(o->name, sizeof o->name, "%s", optarg); break;
         case 'D': o->foreground = true; break;
         case 'v': o->verbose++; break;
@@ -61,10 +72,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
         default: usage();
         }
     }
-    if (optind != argc)
+    if (optind != argc || (o->conf && o->conf_server))
         usage();
-    if (!o->conf)
-        o->conf = conf_default_path();
     if (!o->name[0])
         short_hostname(o->name, sizeof o->name);
 }
@@ -167,6 +176,17 @@ int main(int argc, char **argv)
     if (o.print_node)
         return print_node(o.name);
     char err[1024];
+    struct confd cd = { .argv = argv };
+    char *fetched = NULL;
+    /* as slurmd: no file of its own and none named, the controller's */
+    if (o.conf_server || (!o.conf && access(conf_default_path(), F_OK) != 0)) {
+        fetched = confd_fetch(&cd, o.conf_server, o.conf_cache ? o.conf_cache : CONFLESS_CACHE,
+                              err, sizeof err);
+        if (!fetched)
+            fatalx("%s", err);
+        o.conf = fetched;
+    } else if (!o.conf)
+        o.conf = conf_default_path();
     struct conf *c = conf_load(o.conf, err, sizeof err);
     if (!c)
         fatalx("%s", err);
@@ -184,6 +204,7 @@ int main(int argc, char **argv)
     struct agent *a = agent_create(base, c, node, conf_path, logfile, o.verbose, err, sizeof err);
     if (!a)
         fatalx("%s", err);
+    a->confd = cd;
     if (http_server_set_params(a->srv, c->slurmd_params, err, sizeof err) < 0)
         fatalx("SlurmdParameters: %s", err);
     char *pidfile = write_pidfile(c, node->name);
@@ -204,5 +225,6 @@ int main(int argc, char **argv)
     free(pidfile);
     free(logfile);
     conf_destroy(c);
+    free(fetched);
     return rc;
 }
