@@ -57,7 +57,7 @@ $(SCHED_LIB): $(call obj,$(SCHED_SRC))
 
 $(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -lpthread -lm
+	$(CC) $(LDFLAGS) -o $@ $^ $(LIBS_EV) $(LIBS_DB) -ljwt -lpthread -lm
 
 # herdd re-executes itself as each job's supervisor: with its libraries
 # linked in, that start skips the dynamic loader's work for them (6 % of a
@@ -96,7 +96,7 @@ $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):
 $(B)/tests/%: tests/unit/%.c $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB) \
-	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ldl -lz -lm
+	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ljwt -ldl -lz -lm
 
 unit-build: $(UNIT_BINS)
 

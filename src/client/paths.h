@@ -33,6 +33,7 @@
 #define PATH_DIAG              "/v1/diag"
 #define PATH_DIAG_RESET        "/v1/diag/reset"
 #define PATH_RECONFIGURE       "/v1/reconfigure"
+#define PATH_TOKEN             "/v1/token"
 #define PATH_RESERVATIONS      "/v1/reservations"       /* GET: active and future ones */
 
 /* A node agent's, for srun's steps (src/noded/step.h) */

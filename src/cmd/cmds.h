@@ -11,5 +11,6 @@
 #undef HERD_CMD
 
 int cmd_herd_why(int argc, char **argv);   /* herd why JOBID */
+int cmd_herd_web_url(int argc, char **argv);   /* herd web-url: a dashboard login link */
 
 #endif

@@ -468,8 +468,8 @@ static const struct key_def conf_keys[] = {
     { "AccountingStoreFlags", NULL, 0 }, { "AcctGatherEnergyType", NULL, 0 },
     { "AcctGatherFilesystemType", NULL, 0 }, { "AcctGatherInterconnectType", NULL, 0 },
     { "AcctGatherNodeFreq", NULL, 0 }, { "AcctGatherProfileType", NULL, 0 },
-    { "AllowSpecResourcesUsage", NULL, 0 }, { "AuthAltParameters", NULL, 0 },
-    { "AuthAltTypes", NULL, 0 }, { "AuthInfo", set_authinfo, 0 },
+    { "AllowSpecResourcesUsage", NULL, 0 }, { "AuthAltParameters", set_opt_str, C(auth_alt_params) },
+    { "AuthAltTypes", set_opt_str, C(auth_alt_types) }, { "AuthInfo", set_authinfo, 0 },
     { "AuthType", NULL, 0 }, { "BackupAddr", NULL, 0 }, { "BackupController", NULL, 0 },
     { "BatchStartTimeout", NULL, 0 }, { "BurstBufferType", NULL, 0 },
     { "CliFilterPlugins", NULL, 0 }, { "ClusterName", set_str, C(cluster_name) },
@@ -1319,7 +1319,7 @@ void conf_destroy(struct conf *c)
         &c->spool_dir, &c->log_file_ctld, &c->log_file_d, &c->pid_file_ctld,
         &c->pid_file_d, &c->gres_types, &c->munge_socket, &c->sched_type, &c->sched_params,
         &c->dependency_params, &c->ctld_params, &c->slurmd_params, &c->select_type, &c->priority_type, &c->prio_usage_reset, &c->prio_flags,
-        &c->metrics_type, &c->mail_prog, &c->metrics_auth_users, &c->metrics_params, &c->private_data,
+        &c->metrics_type, &c->mail_prog, &c->auth_alt_types, &c->auth_alt_params, &c->metrics_auth_users, &c->metrics_params, &c->private_data,
     };
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++)
         free(*strs[i]);

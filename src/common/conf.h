@@ -132,6 +132,8 @@ struct conf {
     char *metrics_auth_users;  /* MetricsAuthUsers: who may read them; NULL: see PrivateData */
     char *metrics_params;      /* MetricsParameters (ignore_private_data); NULL: none */
     char *private_data;        /* PrivateData; NULL: none (metrics readable by anyone) */
+    char *auth_alt_types;      /* AuthAltTypes: "auth/jwt" turns tokens on; NULL none */
+    char *auth_alt_params;     /* AuthAltParameters (jwt_key=PATH); NULL none */
     char *mail_prog;           /* MailProg; NULL: no mail (Herd mails only the idle-GPU
                                   policy's notices) */
     int acctg_freq;            /* JobAcctGatherFrequency's task period, seconds; default

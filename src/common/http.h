@@ -113,6 +113,14 @@ char *http_query_get(const struct http_req *r, const char *key);
 
 typedef void (*http_done)(int status, json_t *body, void *arg);
 
+/* A TCP request with X-SLURM-USER-TOKEN (and X-SLURM-USER-NAME, NULL when
+ * absent) and no MUNGE credential is let in as *who when check returns 0;
+ * -1 (with why) refuses it 401 and logs why. Set by the controller when
+ * slurm.conf enables auth/jwt. */
+typedef int (*http_token_check)(void *arg, const char *user, const char *token,
+                                struct auth_id *who, char *why, size_t whylen);
+void http_server_set_token_check(struct http_server *s, http_token_check check, void *arg);
+
 /* Sends method path with body (stolen; NULL: none) to addr:port over TCP,
  * with a MUNGE credential; done(status, body, arg) is called once, later
  * (never from inside http_call), body is borrowed for the call. timeout_s

@@ -7,6 +7,7 @@
  */
 #include "ctld/api.h"
 #include "ctld/gpu_live.h"
+#include "ctld/token.h"
 
 #include "common/conf.h"
 #include "common/log.h"
@@ -78,6 +79,7 @@ static const struct http_route routes[] = {
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/usage", api_node_usage, HTTP_ROLE_ROOT },
+    { "POST", "/v1/token", api_token, HTTP_ROLE_USER },
 
     { "GET", "/", api_http_root, HTTP_ROLE_ANON },
     { "GET", "/readyz", api_probe, HTTP_ROLE_ANON },

@@ -229,6 +229,7 @@ struct ctld {
     size_t nmeta_jobs, capmeta_jobs;
     struct resv_table *resvs;   /* advance reservations: resv.h */
     struct metrics *metrics;    /* what /metrics serves between scrapes: metrics.h */
+    struct token_key *token;    /* auth/jwt's key; NULL: tokens off (token.h) */
 };
 
 /* job.c */

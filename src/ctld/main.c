@@ -21,6 +21,7 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/token.h"
 #include "ctld/suspend.h"
 #include "ctld/depend.h"
 #include "ctld/metrics.h"
@@ -161,6 +162,8 @@ static void setup(struct ctld *c)
     event_priority_set(c->sched_ev, NPRIO - 1);
     depend_notify(c, NULL);   /* what ended while the records were written, or was purged */
     api_register_routes(c);
+    if (token_init(c, err, sizeof err) < 0)
+        fatalx("AuthAltParameters: %s", err);
     if (http_server_set_params(c->http, cf->ctld_params, err, sizeof err) < 0)
         fatalx("SlurmctldParameters: %s", err);
     char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
@@ -180,6 +183,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     ctld_sched_worker_stop(c);
     api_wait_free_all(c);
     http_server_destroy(c->http);
+    token_free(c);
     prio_destroy(c);
     store_close(c->store);
     metrics_destroy(c->metrics);   /* after the store's last commit, which it times */

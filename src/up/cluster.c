@@ -305,7 +305,7 @@ int cluster_mkdirs(const char *path, mode_t mode)
     return rc;
 }
 
-static int munge_key_make(const char *path)
+int cluster_key_make(const char *path)
 {
     if (access(path, F_OK) == 0)
         return 0;
@@ -360,7 +360,7 @@ int cluster_munge_start(const char *dir)
         rc = 0;
         goto out;
     }
-    if (cluster_mkdirs(mdir, 0755) < 0 || munge_key_make(keyfile) < 0) {
+    if (cluster_mkdirs(mdir, 0755) < 0 || cluster_key_make(keyfile) < 0) {
         fprintf(stderr, "herd: error: %s: %s\n", keyfile, strerror(errno));
         goto out;
     }

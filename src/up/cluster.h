@@ -62,5 +62,8 @@ int cluster_munge_start(const char *dir);
 
 /* mkdir -p with mode for each directory made. 0, or -1 with errno. */
 int cluster_mkdirs(const char *path, mode_t mode);
+/* A fresh random key at path (1024 bytes, mode 0400), unless one is there:
+ * MUNGE's and auth/jwt's. 0, or -1 with errno. */
+int cluster_key_make(const char *path);
 
 #endif

@@ -346,6 +346,9 @@ static void conf_add_globals(struct lines *l, const char *d, int port, const cha
         xasprintf("SlurmctldPidFile=%s/run/herdctld.pid", d),
         xasprintf("SlurmdPidFile=%s/run/herdd-%%n.pid", d),
         xasprintf("AuthInfo=socket=%s", munge),
+        /* tokens for the REST API and the dashboard (herd web-url) */
+        xstrdup("AuthAltTypes=auth/jwt"),
+        xasprintf("AuthAltParameters=jwt_key=%s/jwt_hs256.key", d),
         xstrdup("GresTypes=gpu"),
         xstrdup("SchedulerType=sched/backfill"),
         xstrdup("SelectType=select/cons_tres"),
@@ -416,6 +419,10 @@ static int conf_write(const struct up_opts *o, const char *path, const char *mun
     char *bindir = bin_dir(), *ctld = ctld_host(o->netns ? base : NULL);
     conf_add_globals(&l, o->dir, ports[0], munge, ctld);
     free(ctld);
+    char *jwt_key = xasprintf("%s/jwt_hs256.key", o->dir);
+    if (cluster_key_make(jwt_key) < 0)
+        fprintf(stderr, "herd: warning: cannot write %s: %s\n", jwt_key, strerror(errno));
+    free(jwt_key);
     size_t nglobal = l.n;
     for (size_t i = 0; i < o->nsets; i++) {
         conf_apply_set(&l, nglobal, o->sets[i]);

@@ -340,6 +340,8 @@ static int scontrol_command(const struct scontrol_opts *o, int argc, char **argv
         return cmd_create(argc - 1, argv + 1);
     if (scontrol_word(w, "delete", 3))
         return cmd_delete(argc - 1, argv + 1);
+    if (!strcasecmp(w, "token"))
+        return scontrol_token(argc - 1, argv + 1);
     if (scontrol_word(w, "ping", 2))
         return cmd_ping();
     if (scontrol_word(w, "reconfigure", 3))

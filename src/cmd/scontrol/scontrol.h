@@ -43,6 +43,12 @@ int scontrol_resv_update(int argc, char **argv);
 int scontrol_resv_delete(const char *tag, const char *name);
 int scontrol_show_resv(const struct scontrol_opts *o, const char *name);
 
+/* scontrol_token.c: `scontrol token`; the token for user (NULL: the
+ * caller) lasting lifespan s (0: the controller's default), or NULL with
+ * the error printed. */
+int scontrol_token(int argc, char **argv);
+char *scontrol_token_get(const char *prog, const char *user, long long lifespan);
+
 /* True when a matches a prefix of at least min characters of word (Slurm
  * takes unique abbreviations, case-insensitive). */
 bool scontrol_word(const char *a, const char *word, size_t min);
