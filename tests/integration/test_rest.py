@@ -38,12 +38,24 @@ def munge_cred(c, user):
     return c.run(["munge", "-S", sock, "-n"], user=user).stdout.strip()
 
 
-def rest(c, method, path, user, body=None, timeout=10):
-    """(status, parsed body) of one request as a slurmrestd client sends it."""
+def jwt(c, user):
+    """user's token, as `scontrol token` prints it (SLURM_JWT=...)."""
+    out = c.run(["scontrol", "token"], user=user).stdout.strip()
+    assert out.startswith("SLURM_JWT="), out
+    return out.split("=", 1)[1]
+
+
+def rest(c, method, path, user, body=None, timeout=10, token=None):
+    """(status, parsed body) of one request as a slurmrestd client sends it:
+    with a MUNGE credential of user's, or with token (slurmrestd's headers)."""
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(f"http://127.0.0.1:{c.ctld_port()}{path}", data=data,
                                  method=method)
-    req.add_header("Authorization", "Munge " + munge_cred(c, user))
+    if token is not None:
+        req.add_header("X-SLURM-USER-NAME", user)
+        req.add_header("X-SLURM-USER-TOKEN", token)
+    else:
+        req.add_header("Authorization", "Munge " + munge_cred(c, user))
     if data is not None:
         req.add_header("Content-Type", "application/json")
     try:
@@ -79,13 +91,14 @@ def check_error(body, number, text):
     assert isinstance(e["description"], str) and isinstance(e["source"], str), e
 
 
-def submit(c, user, wd, job=None, script="#!/bin/sh\nexec sleep 300\n"):
+def submit(c, user, wd, job=None, script="#!/bin/sh\nexec sleep 300\n", token=None):
     desc = {"name": "restjob", "partition": c.partition, "current_working_directory": wd,
             "environment": ["PATH=/bin:/usr/bin", "REST_SAYS=hello"],
             "time_limit": {"set": True, "infinite": False, "number": 10},
             "tres_per_node": "gres/gpu:1", "tasks": 1, "cpus_per_task": 2}
     desc.update(job or {})
-    return rest(c, "POST", f"/slurm/{V}/job/submit", user, {"script": script, "job": desc})
+    return rest(c, "POST", f"/slurm/{V}/job/submit", user, {"script": script, "job": desc},
+                token=token)
 
 
 @pytest.fixture(scope="module")
@@ -179,6 +192,29 @@ def test_pending_job_and_delete(rcluster, users, wd):
     assert j["time_limit"]["number"] == 5 and j["user_name"] == users[1], j
     assert not j["start_time"]["set"], j
     st, b = rest(c, "DELETE", f"/slurm/{V}/job/{jid}", users[1])
+    assert st == 200, b
+    assert c.state(jid) == "CANCELLED"
+
+
+def test_token_auth(rcluster, users, wd):
+    """slurmrestd's usual client: X-SLURM-USER-NAME and X-SLURM-USER-TOKEN
+    from `scontrol token`; the job is the token's user's, and another
+    user's token cannot cancel it."""
+    c = rcluster
+    mine, theirs = jwt(c, users[0]), jwt(c, users[1])
+    st, b = submit(c, users[0], wd, {"hold": True}, token=mine)
+    assert st == 200, b
+    jid = b["job_id"]
+    st, b = rest(c, "GET", f"/slurm/{V}/job/{jid}", users[0], token=mine)
+    assert st == 200 and b["jobs"][0]["user_name"] == users[0], b
+    assert b["meta"]["client"]["user"] == users[0], b["meta"]
+    st, b = rest(c, "DELETE", f"/slurm/{V}/job/{jid}", users[1], token=theirs)
+    assert st == 500, b
+    check_error(b, 2002, "Access/permission denied")
+    # a token speaks only for its own user
+    st, _ = rest(c, "GET", f"/slurm/{V}/ping", users[1], token=mine)
+    assert st == 401
+    st, b = rest(c, "DELETE", f"/slurm/{V}/job/{jid}", users[0], token=mine)
     assert st == 200, b
     assert c.state(jid) == "CANCELLED"
 
