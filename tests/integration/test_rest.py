@@ -249,6 +249,45 @@ def test_errors(rcluster, users, wd):
     assert e.value.code == 401
 
 
+GARBAGE = [
+    {"job": "not an object"},
+    {"job": {"tasks": {"set": True}}},
+    {"job": {"nodes": "many"}},
+    {"job": {"nodes": [1, 2]}},
+    {"job": {"time_limit": {"set": True, "number": "10"}}},
+    {"job": {"environment": "PATH=/bin"}},
+    {"job": {"environment": [1, 2]}, "script": "#!/bin/sh\n"},
+    {"job": {"tres_per_node": "gres/gpu:a100:"}},
+    {"job": {"tres_per_node": "gres/gpu:-1"}},
+    {"job": {"tres_per_job": 5}},
+    {"job": {"required_nodes": [None]}},
+    {"job": {"excluded_nodes": ["x" * 3000, "y" * 3000]}},
+    {"job": {"memory_per_node": {"infinite": True}}},
+    {"job": {"tasks": 2 ** 62}, "script": "#!/bin/sh\n"},
+    {"jobs": [{"script": "#!/bin/sh\n"}]},
+    {"job": {}, "script": 42},
+    {},
+]
+
+
+def test_garbage_submissions_refused(rcluster, users):
+    """Each malformed description is refused with the errors array, never a
+    job, and the controller goes on answering."""
+    c = rcluster
+    before = rest(c, "GET", f"/slurm/{V}/jobs", users[0])[1]["jobs"]
+    for body in GARBAGE:
+        st, b = rest(c, "POST", f"/slurm/{V}/job/submit", users[0], body)
+        assert st in (400, 500), (body, st, b)
+        assert isinstance(b, dict) and b["errors"] and "job_id" not in b, (body, b)
+    after = rest(c, "GET", f"/slurm/{V}/jobs", users[0])[1]["jobs"]
+    assert len(after) == len(before)
+    for path in (f"/slurm/{V}/job/abc", f"/slurm/{V}/job/-1", f"/slurm/{V}/job/99999999999999999999",
+                 f"/slurmdb/{V}/job/abc", f"/slurm/{V}/job/1?signal=NOPE"):
+        st, b = rest(c, "GET" if "signal" not in path else "DELETE", path, users[0])
+        assert st in (400, 500) and b["errors"], (path, st, b)
+    assert rest(c, "GET", f"/slurm/{V}/ping", users[0])[0] == 200
+
+
 def test_ping_diag(rcluster, users):
     c = rcluster
     st, b = rest(c, "GET", f"/slurm/{V}/ping", users[0])
