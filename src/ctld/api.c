@@ -75,6 +75,8 @@ static const struct http_route routes[] = {
     { "GET", "/slurmdb/v0.0.40/jobs", rest_db_jobs, HTTP_ROLE_USER },
     { "GET", "/slurmdb/v0.0.40/jobs/", rest_db_jobs, HTTP_ROLE_USER },
     { "GET", "/slurmdb/v0.0.40/job/{}", rest_db_job, HTTP_ROLE_USER },
+    { "GET", "/openapi/v3", rest_openapi, HTTP_ROLE_USER },
+    { "GET", "/openapi.json", rest_openapi, HTTP_ROLE_USER },
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },

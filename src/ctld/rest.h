@@ -68,4 +68,7 @@ void rest_reservation(struct http_req *r);
 void rest_db_jobs(struct http_req *r);
 void rest_db_job(struct http_req *r);
 
+/* rest_openapi.c: GET /openapi/v3, docs/openapi-v0.0.40.json */
+void rest_openapi(struct http_req *r);
+
 #endif

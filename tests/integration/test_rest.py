@@ -373,3 +373,13 @@ def test_openapi_document_names_what_is_served():
             documented.add((method, re.sub(r"\{[^}]+\}", "{x}", path.rstrip("/"))))
     assert served == documented, (served ^ documented)
     assert doc["info"]["version"] == "0.0.40" or "0.0.40" in doc["info"]["title"], doc["info"]
+
+
+def test_openapi_served(rcluster, users):
+    """GET /openapi/v3, as slurmrestd's: the document docs/ ships."""
+    root = os.path.join(os.path.dirname(__file__), "..", "..")
+    with open(os.path.join(root, "docs", "openapi-v0.0.40.json")) as f:
+        doc = json.load(f)
+    for path in ("/openapi/v3", "/openapi.json"):
+        st, b = rest(rcluster, "GET", path, users[0])
+        assert st == 200 and b == doc, (path, st)
