@@ -3,12 +3,14 @@
  * errors and warnings; its number and state shapes) and the two small
  * endpoints, ping and diag. See rest.h.
  */
+#include <event2/buffer.h>
 #include <event2/http.h>
 #include <grp.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/conf.h"
@@ -126,6 +128,32 @@ void rest_reply(struct http_req *r, json_t *body, json_t *warnings)
     http_reply(r, 200, body);
 }
 
+void rest_reply_list(struct http_req *r, const char *key, struct evbuffer *items, json_t *rest)
+{
+    json_object_set_new(rest, "meta", meta(r));
+    json_object_set_new(rest, "errors", json_array());
+    json_object_set_new(rest, "warnings", json_array());
+    char *tail = json_dumps(rest, JSON_COMPACT);   /* "{...}": its fields follow the list */
+    json_decref(rest);
+    struct evbuffer *buf = evbuffer_new();
+    evbuffer_add_printf(buf, "{\"%s\":[", key);
+    evbuffer_add_buffer(buf, items);
+    evbuffer_add_printf(buf, "],%s\n", tail + 1);
+    free(tail);
+    http_reply_buffer(r, 200, buf);
+    evbuffer_free(buf);
+}
+
+void rest_list_add(struct evbuffer *items, json_t *item)
+{
+    char *text = json_dumps(item, JSON_COMPACT);
+    json_decref(item);
+    if (evbuffer_get_length(items))
+        evbuffer_add(items, ",", 1);
+    evbuffer_add(items, text, strlen(text));
+    free(text);
+}
+
 /* As slurmrestd: its own query and parsing errors (the ESLURM_REST_* and
  * ESLURM_DATA_* codes, 9000 up) are the client's, 400; what slurmctld
  * refused is answered 500 with the code in the body. */
@@ -176,7 +204,7 @@ void rest_ping(struct http_req *r)
 static void diag_copy(json_t *to, const char *to_key, json_t *from, const char *from_key)
 {
     json_t *v = json_object_get(from, from_key);
-    json_object_set(to, to_key, v ? v : json_integer(0));
+    json_object_set_new(to, to_key, v ? json_incref(v) : json_integer(0));
 }
 
 void rest_diag(struct http_req *r)

@@ -31,6 +31,13 @@ json_t *rest_state_words(const char *state);
 json_t *rest_exit_code(bool ended, int code, int sig);
 /* Replies 200 with body (stolen) and meta, errors ([]) and warnings (stolen; NULL []). */
 void rest_reply(struct http_req *r, json_t *body, json_t *warnings);
+/* Replies 200 with {key: [items...], the fields of rest (stolen), meta,
+ * errors, warnings}: for lists too long to build as one tree (every job,
+ * every accounting record), written item by item. */
+struct evbuffer;
+void rest_reply_list(struct http_req *r, const char *key, struct evbuffer *items, json_t *rest);
+/* Appends item (stolen) to a list's items, a comma before all but the first. */
+void rest_list_add(struct evbuffer *items, json_t *item);
 /* Replies with the errors array form; the HTTP status as slurmrestd maps
  * the Slurm error code. error: Slurm's text for it; description: which
  * object, in fmt. */

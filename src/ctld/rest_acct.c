@@ -5,6 +5,7 @@
  * /v1/accounting's (api_acct_run, under slurmrestd's parameter names), each
  * stored record written as a v0.0.40 job.
  */
+#include <event2/buffer.h>
 #include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -149,7 +150,7 @@ static json_t *db_job(const struct ctld *c, uint64_t id, const char *text)
 
 struct db_out {
     const struct ctld *c;
-    json_t *jobs;
+    struct evbuffer *items;
 };
 
 static int db_row(uint64_t id, const char *rec, void *arg)
@@ -157,24 +158,24 @@ static int db_row(uint64_t id, const char *rec, void *arg)
     struct db_out *o = arg;
     json_t *j = db_job(o->c, id, rec);
     if (j)
-        json_array_append_new(o->jobs, j);
+        rest_list_add(o->items, j);
     return 0;
 }
 
 /* GET /slurmdb/v0.0.40/jobs[?users=&job_name=&partition=&state=&start_time=
- * &end_time=&node=]: every job the store holds that matches. */
+ * &end_time=&node=]: every job the store holds that matches, written record
+ * by record (a query over everything never becomes one tree). */
 void rest_db_jobs(struct http_req *r)
 {
-    struct db_out o = { r->ctx, json_array() };
+    struct db_out o = { r->ctx, evbuffer_new() };
     int status = 400;
     char err[256];
-    if (api_acct_run(r, &db_keys, db_row, &o, &status, err, sizeof err) < 0) {
-        json_decref(o.jobs);
+    if (api_acct_run(r, &db_keys, db_row, &o, &status, err, sizeof err) < 0)
         rest_error(r, status == 400 ? 9000 : SLURM_ERROR, "Invalid query", "slurmdb_jobs_get",
                    "%s", err);
-        return;
-    }
-    rest_reply(r, json_pack("{s:o}", "jobs", o.jobs), NULL);
+    else
+        rest_reply_list(r, "jobs", o.items, json_object());
+    evbuffer_free(o.items);
 }
 
 /* GET /slurmdb/v0.0.40/job/{id} */
@@ -183,17 +184,16 @@ void rest_db_job(struct http_req *r)
     struct ctld *c = r->ctx;
     char *end;
     unsigned long long id = strtoull(r->args[0], &end, 10);
-    struct db_out o = { c, json_array() };
+    struct db_out o = { c, evbuffer_new() };
     struct store_acct_filter f = { .start = -1, .end = ctld_now() };
     uint64_t ids[1] = { (uint64_t)id };
     f.ids = ids;
     f.nids = 1;
     if (*end || !id || store_acct_query(c->store, &f, db_row, &o) < 0 ||
-        !json_array_size(o.jobs)) {
-        json_decref(o.jobs);
+        !evbuffer_get_length(o.items))
         rest_error(r, ESLURM_INVALID_JOB_ID, "Invalid job id specified", "slurmdb_jobs_get",
                    "Unable to query JobId=%s", r->args[0]);
-        return;
-    }
-    rest_reply(r, json_pack("{s:o}", "jobs", o.jobs), NULL);
+    else
+        rest_reply_list(r, "jobs", o.items, json_object());
+    evbuffer_free(o.items);
 }

@@ -115,8 +115,11 @@ json_t *rest_job_info(const struct ctld *c, json_t *j)
     set_str(o, "resv_name", j, "reservation");
     set_str(o, "wckey", j, "wckey");
     json_t *dep = json_object_get(j, "dependency");
-    json_object_set_new(o, "dependency", json_string(json_is_string(dep) ? json_string_value(dep) : ""));
-    json_object_set_new(o, "batch_flag", json_boolean(!json_is_true(json_object_get(j, "allocation"))));
+    json_object_set_new(o, "dependency",
+                        json_string(json_is_string(dep) ? json_string_value(dep) : ""));
+    /* srun's and salloc's allocations are not batch jobs */
+    json_object_set_new(o, "batch_flag",
+                        json_boolean(!json_is_true(json_object_get(j, "allocation"))));
     json_object_set_new(o, "hold", json_boolean(json_is_true(json_object_get(j, "hold")) ||
                                                 json_is_true(json_object_get(j, "held_admin"))));
     json_object_set_new(o, "requeue", json_boolean(json_is_true(json_object_get(j, "requeue"))));

@@ -4,6 +4,7 @@
  * lookups, rights and cancel are the /v1 handlers' (api_check.c,
  * api_cancel_job); only the shapes are slurmrestd's.
  */
+#include <event2/buffer.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,18 +27,22 @@ static json_t *list_resp(json_t *jobs)
                      "last_update", rest_noval(ctld_now()));
 }
 
-/* GET /slurm/v0.0.40/jobs: every job still in memory (as squeue). */
+/* GET /slurm/v0.0.40/jobs: every job still in memory (as squeue), written
+ * job by job, as /v1's list, so that a long queue never becomes one tree. */
 void rest_jobs(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    json_t *jobs = json_array();
+    struct evbuffer *items = evbuffer_new();
     struct job *j;
     JOB_FOREACH(c, j) {
         json_t *o = job_to_json(c, j);
-        json_array_append_new(jobs, rest_job_info(c, o));
+        rest_list_add(items, rest_job_info(c, o));
         json_decref(o);
     }
-    rest_reply(r, list_resp(jobs), NULL);
+    rest_reply_list(r, "jobs", items, json_pack("{s:o, s:o}", "last_backfill",
+                                                rest_noval_unset(), "last_update",
+                                                rest_noval(ctld_now())));
+    evbuffer_free(items);
 }
 
 /* The path's job id, or 0 when it is not one. */

@@ -37,7 +37,8 @@ static void test_fields_mapped(void **state)
                         " \"time_limit\": {\"set\": true, \"infinite\": false, \"number\": 30},"
                         " \"memory_per_node\": 2000, \"nodes\": \"2-4\", \"tasks\": 4,"
                         " \"cpus_per_task\": {\"set\": true, \"number\": 2},"
-                        " \"tres_per_node\": \"gres/gpu:a100:2\", \"required_nodes\": [\"a\", \"b\"],"
+                        " \"tres_per_node\": \"gres/gpu:a100:2\","
+                        " \"required_nodes\": [\"a\", \"b\"],"
                         " \"user_id\": \"0\", \"hold\": true}",
                         w, err, sizeof err);
     assert_non_null(s);
