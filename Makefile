@@ -43,6 +43,9 @@ all: $(BINS) links
 links: $(B)/bin/herd
 	@for l in $(CLIENT_LINKS); do ln -sf herd $(B)/bin/$$l; done
 
+# rest_openapi.c builds the OpenAPI document in (.incbin, which -MMD does not see)
+$(B)/obj/ctld/rest_openapi.o: docs/openapi-v0.0.40.json
+
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<

@@ -2,6 +2,8 @@
  * api: the route table of herdctld. Users may call the first group; the
  * node agents (uid 0 with a MUNGE credential) the second; anyone the third
  * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads).
+ * The slurmrestd-compatible subset (rest.h) sits with the users' routes;
+ * its lists answer with or without slurmrestd's trailing slash.
  */
 #include "ctld/api.h"
 #include "ctld/gpu_live.h"
@@ -12,6 +14,7 @@
 #include "ctld/ctld.h"
 #include "ctld/metrics.h"
 #include "ctld/prio.h"
+#include "ctld/rest.h"
 #include "ctld/store.h"
 #include "ctld/step.h"
 
@@ -50,6 +53,30 @@ static const struct http_route routes[] = {
     { "POST", "/v1/reservations", api_resv_create, HTTP_ROLE_USER },
     { "POST", "/v1/reservations/{}", api_resv_update, HTTP_ROLE_USER },
     { "DELETE", "/v1/reservations/{}", api_resv_delete, HTTP_ROLE_USER },
+
+    { "GET", "/slurm/v0.0.40/ping", rest_ping, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/ping/", rest_ping, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/diag", rest_diag, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/diag/", rest_diag, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/jobs", rest_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/jobs/", rest_jobs, HTTP_ROLE_USER },
+    { "POST", "/slurm/v0.0.40/job/submit", rest_job_submit, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/job/{}", rest_job, HTTP_ROLE_USER },
+    { "DELETE", "/slurm/v0.0.40/job/{}", rest_job_delete, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/nodes", rest_nodes, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/nodes/", rest_nodes, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/node/{}", rest_node, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partitions", rest_partitions, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partitions/", rest_partitions, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partition/{}", rest_partition, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservations", rest_reservations, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservations/", rest_reservations, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservation/{}", rest_reservation, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/jobs", rest_db_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/jobs/", rest_db_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/job/{}", rest_db_job, HTTP_ROLE_USER },
+    { "GET", "/openapi/v3", rest_openapi, HTTP_ROLE_USER },
+    { "GET", "/openapi.json", rest_openapi, HTTP_ROLE_USER },
 
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
