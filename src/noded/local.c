@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/conf.h"
 #include "common/http.h"
 #include "common/log.h"
 #include "common/slurm_errno.h"
