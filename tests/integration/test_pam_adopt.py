@@ -127,3 +127,24 @@ def test_job_owner_adopted_into_job_cgroup(pc, tmp_path):
     pc.run(["scancel", str(job)])
     pc.wait_state(job, "CANCELLED", timeout=30)
     wait_for(lambda: not pid_alive(pid), 20, f"adopted pid {pid} killed with job {job}")
+
+
+def test_several_jobs_action_unknown(pc, tmp_path):
+    open_dir(tmp_path)
+    jobs = [pc.sbatch(["-t", "5", "-o", "/dev/null"], script="#!/bin/sh\nsleep 300\n",
+                      user="herdtest2", cwd=str(tmp_path)) for _ in range(2)]
+    for j in jobs:
+        pc.wait_state(j, "RUNNING", timeout=30)
+    try:
+        cp = pamtester(pc, pc.service(f"nodename={NODE} action_unknown=deny"), "herdtest2")
+        assert cp.returncode != 0, cp.stdout + cp.stderr
+        assert "unable to determine the job to adopt into" in cp.stdout + cp.stderr
+        # the default, newest: the later of the two (same start second: the higher id)
+        cp = pamtester(pc, pc.service(f"nodename={NODE}"), "herdtest2")
+        assert cp.returncode == 0, cp.stdout + cp.stderr
+        cg = read(os.path.join(pc.dir, "cgroup-herdtest2"))
+        assert f"/job_{max(jobs)}" in cg, cg
+    finally:
+        pc.run(["scancel"] + [str(j) for j in jobs])
+        for j in jobs:
+            pc.wait_state(j, "CANCELLED", timeout=30)
