@@ -37,8 +37,8 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links slurmdiff
-all: $(BINS) links
+.PHONY: all clean test unit integration demo deps bench links slurmdiff pam
+all: $(BINS) links pam
 
 links: $(B)/bin/herd
 	@for l in $(CLIENT_LINKS); do ln -sf herd $(B)/bin/$$l; done
@@ -83,6 +83,25 @@ $(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
 $(B)/bin/herd-sim: $(call obj,$(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
+
+# pam_herd_adopt.so, loaded by sshd (or pamtester), which are not built
+# with the sanitizers: always the release flags, position-independent, in
+# build/ even under SAN=1. Only pam_sm_* are exported (the common code it
+# links, conf.c and what that needs, stays hidden from the host program).
+PAM_MODULE := build/lib/security/pam_herd_adopt.so
+PAM_SRC    := $(wildcard src/pam/*.c)
+PAM_COMMON := conf conf_gpu conf_preempt hostlist log timefmt xmalloc
+PAM_OBJS   := $(patsubst src/%.c,build/pic/%.o,$(PAM_SRC) $(PAM_COMMON:%=src/common/%.c))
+PAM_CFLAGS := $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -MMD -MP
+pam: $(PAM_MODULE)
+
+build/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PAM_CFLAGS) -c -o $@ $<
+
+$(PAM_MODULE): $(PAM_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--no-undefined -Wl,-z,relro,-z,now -o $@ $^ -lpam -ljansson
 
 # Each unit test is one program; it may use any module but the programs'
 # main files, through archives so that only what it calls is linked.

@@ -1,4 +1,5 @@
 #include "noded/agent.h"
+#include "noded/local.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -317,6 +318,7 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
         agent_destroy(a);
         return NULL;
     }
+    local_listen(a);
     return a;
 }
 
