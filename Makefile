@@ -1,5 +1,6 @@
 # Herd build. `make` builds build/bin; `make test` builds a sanitized tree
 # (build/asan) and runs the unit and integration tests against it.
+# `make install` and `make deb`: packaging/install.mk.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -136,5 +137,7 @@ slurmdiff:
 
 clean:
 	rm -rf build
+
+include packaging/install.mk
 
 -include $(shell find build -name '*.d' 2>/dev/null)
