@@ -6,7 +6,7 @@
 # file, md5sums, and Depends from dpkg-shlibdeps (declared by hand where
 # it is missing).
 set -e
-root=$1 version=$2 out=$3
+root=$(cd "$1" && pwd) version=$2 out=$3
 here=$(cd "$(dirname "$0")" && pwd)
 arch=$(dpkg --print-architecture)
 doc=$root/usr/share/doc/herd
@@ -17,8 +17,8 @@ for f in "$root"/usr/bin/herd "$root"/usr/bin/herd-sim "$root"/usr/sbin/herdctld
 done
 find "$root/usr/share/man" -type f -name '*.[18]' -exec gzip -9n {} +
 install -m 0644 "$here/copyright" "$doc/copyright"
-gzip -9n < "$here/changelog" > "$doc/changelog.Debian.gz"
-chmod 0644 "$doc/changelog.Debian.gz"
+gzip -9n < "$here/changelog" > "$doc/changelog.gz"
+chmod 0644 "$doc/changelog.gz"
 # docs are read, not run; README.md stays as the entry point
 find "$root" -type d -exec chmod 0755 {} +
 
@@ -30,9 +30,9 @@ if command -v dpkg-shlibdeps >/dev/null 2>&1; then
     tmp=$(mktemp -d)
     mkdir "$tmp/debian"
     printf 'Source: herd\n\nPackage: herd\nArchitecture: any\n' > "$tmp/debian/control"
-    bins=$(cd "$root" && ls usr/bin/herd usr/bin/herd-sim usr/sbin/herdctld usr/sbin/herdd lib/*/security/*.so 2>/dev/null)
+    bins=$(cd "$root" && ls usr/bin/herd usr/bin/herd-sim usr/sbin/herdctld usr/sbin/herdd lib/*/security/*.so 2>/dev/null || true)
     shlibs=$(cd "$tmp" && for b in $bins; do echo "$root/$b"; done |
-             xargs dpkg-shlibdeps -O 2>/dev/null | sed -n 's/^shlibs:Depends=//p')
+             xargs dpkg-shlibdeps -O 2>"$tmp/err" | sed -n 's/^shlibs:Depends=//p')
     rm -rf "$tmp"
 fi
 [ -n "$shlibs" ] || shlibs="libc6 (>= 2.36), libevent-2.1-7 (>= 2.1.8-stable), libjansson4 (>= 2.14), libjwt0 (>= 1.10), libmunge2 (>= 0.5.8), libsqlite3-0 (>= 3.35), zlib1g (>= 1:1.2.0)"
