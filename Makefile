@@ -1,5 +1,6 @@
 # Herd build. `make` builds build/bin; `make test` builds a sanitized tree
 # (build/asan) and runs the unit and integration tests against it.
+# `make install` and `make deb`: packaging/install.mk.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -80,9 +81,11 @@ $(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
 
 # `herd sim` runs this program, found beside herd: the simulator needs the
 # scheduling core, which the commands do not link.
+# zlib (gzipped traces) is linked dynamically: a copy inside it is one a
+# zlib security update would miss (lintian: embedded-library).
 $(B)/bin/herd-sim: $(call obj,$(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -lz -lm
 
 # pam_herd_adopt.so, loaded by sshd (or pamtester), which are not built
 # with the sanitizers: always the release flags, position-independent, in
@@ -159,4 +162,7 @@ slurmdiff:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+include packaging/install.mk
+
+# -type f: an install tree under build (make deb) has directories named *.d
+-include $(shell find build -name '*.d' -type f 2>/dev/null)

@@ -20,6 +20,7 @@
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/detect.h"
@@ -123,13 +124,39 @@ static void log_private(const char *path)
     close(fd);
 }
 
+/* herdd keeps no copy of what it could re-read in place: cgroup.conf and
+ * gres.conf are read at each job's start already, and slurm.conf's node and
+ * timing lines need a restart (the controller holds the node's shape). So a
+ * reload checks that the file still describes this node, says so, and
+ * reopens the log, as slurmd's SIGHUP does. */
+static void reconfigure(struct agent *a)
+{
+    sd_notify_state("RELOADING=1");
+    log_private(a->log_file);
+    log_reopen();
+    char err[1024];
+    struct conf *nc = conf_load(a->conf_path, err, sizeof err);
+    if (!nc)
+        log_warnx("reconfigure (SIGHUP): %s; the running configuration stays", err);
+    else if (!conf_node_find(nc, a->node->name))
+        log_warnx("reconfigure (SIGHUP): node %s is no longer in %s", a->node->name, a->conf_path);
+    else
+        log_info("reconfigure (SIGHUP): %s read; cgroup.conf and gres.conf apply from the next "
+                 "job, slurm.conf changes from a restart", a->conf_path);
+    conf_destroy(nc);
+    sd_notify_state("READY=1");
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     (void)what;
     struct agent *a = arg;
     if (sig == SIGHUP) {
+        reconfigure(a);
+    } else if (sig == SIGUSR2) {
         log_private(a->log_file);
         log_reopen();
+        log_info("log reopened (SIGUSR2)");
     } else if (sig == SIGCHLD) {
         pid_t pid;
         int status;
@@ -138,11 +165,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     } else if (a->stopping) {
         event_base_loopbreak(a->base);
     } else {
+        sd_notify_state("STOPPING=1");
         agent_stop(a);
     }
 }
 
-static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGCHLD };
 #define NHANDLED (sizeof handled / sizeof handled[0])
 
 static int serve(struct event_base *base, struct agent *a)
@@ -159,9 +187,11 @@ static int serve(struct event_base *base, struct agent *a)
     return rc < 0 ? 1 : 0;
 }
 
-static char *log_path(const struct conf *c, const char *node, bool foreground)
+/* SlurmdLogFile, in the foreground too (a service's -D): a site that names
+ * one rotates it; without one the log is stderr, which systemd journals. */
+static char *log_path(const struct conf *c, const char *node)
 {
-    if (foreground || !c->log_file_d || !c->log_file_d[0])
+    if (!c->log_file_d || !c->log_file_d[0])
         return NULL;
     return conf_expand_node(c->log_file_d, node);
 }
@@ -195,7 +225,7 @@ int main(int argc, char **argv)
         fatalx("node %s is not in %s", o.name, o.conf);
     char abs[PATH_MAX];
     const char *conf_path = realpath(o.conf, abs) ? abs : o.conf;
-    char *logfile = log_path(c, node->name, o.foreground);
+    char *logfile = log_path(c, node->name);
     int ready_fd = o.foreground ? -1 : daemon_fork();
     signal(SIGPIPE, SIG_IGN);
     struct event_base *base = event_base_new();
@@ -208,14 +238,15 @@ int main(int argc, char **argv)
     if (http_server_set_params(a->srv, c->slurmd_params, err, sizeof err) < 0)
         fatalx("SlurmdParameters: %s", err);
     char *pidfile = write_pidfile(c, node->name);
-    if (ready_fd >= 0) {
+    if (logfile) {
         log_private(logfile);
         log_init("herdd", o.verbose, logfile);
-        daemon_ready(ready_fd);
     }
+    daemon_ready(ready_fd);
     log_info("node %s serving on %s:%d", node->name, node->addr, a->port);
     if (agent_start(a) < 0)
         fatalx("cannot start the node agent");
+    sd_notify_state("READY=1");
     int rc = serve(base, a);
     log_info("node %s stopped", node->name);
     agent_destroy(a);
