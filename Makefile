@@ -1,5 +1,6 @@
 # Herd build. `make` builds build/bin; `make test` builds a sanitized tree
 # (build/asan) and runs the unit and integration tests against it.
+# `make install` and `make deb`: packaging/install.mk.
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -37,11 +38,14 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links slurmdiff
-all: $(BINS) links
+.PHONY: all clean test unit integration demo deps bench links slurmdiff pam
+all: $(BINS) links pam
 
 links: $(B)/bin/herd
 	@for l in $(CLIENT_LINKS); do ln -sf herd $(B)/bin/$$l; done
+
+# rest_openapi.c builds the OpenAPI document in (.incbin, which -MMD does not see)
+$(B)/obj/ctld/rest_openapi.o: docs/openapi-v0.0.40.json
 
 $(B)/obj/%.o: src/%.c
 	@mkdir -p $(dir $@)
@@ -74,22 +78,43 @@ $(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(UI_OBJ) $(SCHED_LIB) $(COMMON_LIB)
 # node's CPU in a run of 1,000 short jobs).
 $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -ldl -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -lresolv -ldl -lm
 
 # The client: sbatch, squeue, ... are links to it; it links no SQLite and no
 # scheduler. Its libraries are linked statically where Debian ships archives:
 # every command starts faster without the dynamic loader's work for them.
 # (libevent: srun streams its tasks' output over HTTP.)
-CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lm
+CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -Wl,-Bdynamic -lresolv -lm
 $(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
 
 # `herd sim` runs this program, found beside herd: the simulator needs the
 # scheduling core, which the commands do not link.
+# zlib (gzipped traces) is linked dynamically: a copy inside it is one a
+# zlib security update would miss (lintian: embedded-library).
 $(B)/bin/herd-sim: $(call obj,$(SIM_SRC)) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -lz -lm
+
+# pam_herd_adopt.so, loaded by sshd (or pamtester), which are not built
+# with the sanitizers: always the release flags, position-independent, in
+# build/ even under SAN=1. Only pam_sm_* are exported (the common code it
+# links, conf.c and what that needs, stays hidden from the host program).
+PAM_MODULE := build/lib/security/pam_herd_adopt.so
+PAM_SRC    := $(wildcard src/pam/*.c)
+PAM_COMMON := conf conf_gpu conf_preempt hostlist log timefmt xmalloc
+PAM_OBJS   := $(patsubst src/%.c,build/pic/%.o,$(PAM_SRC) $(PAM_COMMON:%=src/common/%.c))
+PAM_CFLAGS := $(WARN) -O2 -g -fPIC -fvisibility=hidden -Isrc -MMD -MP
+pam: $(PAM_MODULE)
+
+build/pic/%.o: src/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(PAM_CFLAGS) -c -o $@ $<
+
+$(PAM_MODULE): $(PAM_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,--no-undefined -Wl,-z,relro,-z,now -o $@ $^ -lpam -ljansson
 
 # Each unit test is one program; it may use any module but the programs'
 # main files, through archives so that only what it calls is linked.
@@ -106,7 +131,7 @@ $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB):
 $(B)/tests/%: tests/unit/%.c $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB) \
-	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ljwt -ldl -lz -lm
+	  -lcmocka $(LIBS_EV) $(LIBS_DB) -ljwt -lresolv -ldl -lz -lm
 
 unit-build: $(UNIT_BINS)
 
@@ -147,4 +172,7 @@ slurmdiff:
 clean:
 	rm -rf build
 
--include $(shell find build -name '*.d' 2>/dev/null)
+include packaging/install.mk
+
+# -type f: an install tree under build (make deb) has directories named *.d
+-include $(shell find build -name '*.d' -type f 2>/dev/null)

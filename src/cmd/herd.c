@@ -50,6 +50,7 @@ static const struct herd_cmd herd_cmds[] = {
     {"up", cmd_herd_up, "start a local cluster (herd up -D DIR)"},
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
     {"why", cmd_herd_why, "why a job waits, in words (herd why JOBID)"},
+    {"conf-fetch", cmd_herd_conf_fetch, "fetch the configuration from a configless controller"},
     {"web-url", cmd_herd_web_url, "a link that logs you into the dashboard (auth/jwt)"},
     {NULL, NULL, NULL},
 };

@@ -54,5 +54,8 @@ void auth_munge_decode_async(struct event_base *base, const char *socket, const 
                              int timeout_ms, auth_done done, void *arg);
 void auth_munge_encode_async(struct event_base *base, const char *socket, int timeout_ms,
                              auth_done done, void *arg);
+/* A loop that is about to be freed (a one-off loop, as a configless fetch
+ * runs) gives back its wake-up pipe; none of its calls may be pending. */
+void auth_async_release(struct event_base *base);
 
 #endif

@@ -206,6 +206,21 @@ static struct notifier *notifier_for(struct event_base *base)
     return n;
 }
 
+void auth_async_release(struct event_base *base)
+{
+    for (struct notifier **pp = &pool.notifiers; *pp; pp = &(*pp)->next) {
+        struct notifier *n = *pp;
+        if (n->base != base)
+            continue;
+        *pp = n->next;
+        event_free(n->ev);
+        close(n->fds[0]);
+        close(n->fds[1]);
+        free(n);
+        return;
+    }
+}
+
 /* The job's time is up: answer now unless a worker already did. Once the
  * job is marked abandoned a worker may free it at any moment, so what the
  * answer needs is copied out under the lock. */

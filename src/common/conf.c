@@ -1,4 +1,5 @@
 #include "common/conf.h"
+#include "common/confless.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -6,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <strings.h>
 
 #include "common/hostlist.h"
@@ -1383,7 +1385,14 @@ int64_t conf_max_script_size(const struct conf *c)
 const char *conf_default_path(void)
 {
     const char *p = getenv("SLURM_CONF");
-    return p && *p ? p : "/etc/herd/slurm.conf";
+    if (p && *p)
+        return p;
+    /* a configless host's fetched copy (herd conf-fetch), as Slurm's
+     * commands read sackd's /run/slurm/conf */
+    if (access("/etc/herd/slurm.conf", F_OK) != 0 &&
+        access(CONFLESS_CACHE "/slurm.conf", F_OK) == 0)
+        return CONFLESS_CACHE "/slurm.conf";
+    return "/etc/herd/slurm.conf";
 }
 
 char *conf_expand_node(const char *pattern, const char *node)

@@ -181,7 +181,8 @@ int conf_preempt_params_parse(struct conf *c, const char *s, char *err, size_t e
  * other than OFF, as Slurm's. -1 with err "FILE: message". */
 int conf_preempt_check(const struct conf *c, char *err, size_t errlen);
 
-/* The slurm.conf the commands use: $SLURM_CONF, else /etc/herd/slurm.conf. */
+/* The slurm.conf the commands use: $SLURM_CONF, else /etc/herd/slurm.conf, else
+ * (a configless login host) the fetched copy in CONFLESS_CACHE. */
 const char *conf_default_path(void);
 
 /* Replaces %n in a path pattern with a node name; caller frees. */

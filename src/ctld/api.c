@@ -3,6 +3,8 @@
  * node agents (uid 0 with a MUNGE credential) the second; anyone the third
  * (Slurm's plain-HTTP metrics and probes: api_metrics.c decides who reads;
  * the dashboard's static files, which hold no data: api_ui.c).
+ * The slurmrestd-compatible subset (rest.h) sits with the users' routes;
+ * its lists answer with or without slurmrestd's trailing slash.
  */
 #include "ctld/api.h"
 #include "ctld/gpu_live.h"
@@ -13,6 +15,7 @@
 #include "ctld/ctld.h"
 #include "ctld/metrics.h"
 #include "ctld/prio.h"
+#include "ctld/rest.h"
 #include "ctld/store.h"
 #include "ctld/step.h"
 
@@ -53,10 +56,35 @@ static const struct http_route routes[] = {
     { "POST", "/v1/reservations/{}", api_resv_update, HTTP_ROLE_USER },
     { "DELETE", "/v1/reservations/{}", api_resv_delete, HTTP_ROLE_USER },
 
+    { "GET", "/slurm/v0.0.40/ping", rest_ping, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/ping/", rest_ping, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/diag", rest_diag, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/diag/", rest_diag, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/jobs", rest_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/jobs/", rest_jobs, HTTP_ROLE_USER },
+    { "POST", "/slurm/v0.0.40/job/submit", rest_job_submit, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/job/{}", rest_job, HTTP_ROLE_USER },
+    { "DELETE", "/slurm/v0.0.40/job/{}", rest_job_delete, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/nodes", rest_nodes, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/nodes/", rest_nodes, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/node/{}", rest_node, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partitions", rest_partitions, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partitions/", rest_partitions, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/partition/{}", rest_partition, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservations", rest_reservations, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservations/", rest_reservations, HTTP_ROLE_USER },
+    { "GET", "/slurm/v0.0.40/reservation/{}", rest_reservation, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/jobs", rest_db_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/jobs/", rest_db_jobs, HTTP_ROLE_USER },
+    { "GET", "/slurmdb/v0.0.40/job/{}", rest_db_job, HTTP_ROLE_USER },
+    { "GET", "/openapi/v3", rest_openapi, HTTP_ROLE_USER },
+    { "GET", "/openapi.json", rest_openapi, HTTP_ROLE_USER },
+
     { "POST", "/v1/node/register", api_node_register, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/job_end", api_node_job_end, HTTP_ROLE_ROOT },
     { "POST", "/v1/node/usage", api_node_usage, HTTP_ROLE_ROOT },
     { "POST", "/v1/token", api_token, HTTP_ROLE_USER },
+    { "GET", "/v1/config", api_config, HTTP_ROLE_USER },
 
     { "GET", "/", api_http_root, HTTP_ROLE_ANON },
     { "GET", "/readyz", api_probe, HTTP_ROLE_ANON },

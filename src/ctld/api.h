@@ -8,6 +8,7 @@
 #include "common/http.h"
 
 /* api_check.c: the checks job requests share */
+struct ctld;
 struct job;
 #define API_MSG_DENIED "Access/permission denied"
 /* The job named by the path's {} segment; NULL once an error is answered. */
@@ -57,6 +58,17 @@ struct conf;
 void metrics_conf_take(struct conf *dst, struct conf *src);
 
 /* api_jobs.c */
+/* One job spec (its script and environment in it) submitted for the
+ * caller, as POST /v1/jobs does: its id, saved in the open transaction
+ * (answer once it commits: store_after_commit), or 0 with the refusal's
+ * HTTP status, Slurm error code and message. */
+uint64_t api_submit_spec(struct http_req *r, json_t *spec, int *status, int *code, char *err,
+                         size_t errlen);
+/* One record's cancel (sig 0) or signal, by the engine the bulk and array
+ * cancels use (array.c), the caller's right to act checked already. NULL
+ * when it acted; else why not, *code Slurm's. */
+const char *api_cancel_job(struct ctld *c, struct job *j, const struct http_req *r, int sig,
+                           int *code);
 void api_submit(struct http_req *r);
 void api_list(struct http_req *r);
 void api_show(struct http_req *r);
@@ -68,11 +80,26 @@ void api_ping(struct http_req *r);
 void api_job_wait(struct http_req *r);
 
 /* api_diag.c (sdiag) */
+/* The counters GET /v1/diag answers with. */
+json_t *api_diag_json(const struct ctld *c);
 void api_diag(struct http_req *r);
 void api_diag_reset(struct http_req *r);
 
 /* api_acct.c */
 void api_accounting(struct http_req *r);
+/* The query string's keys for an accounting query: /v1/accounting's, or
+ * slurmrestd's /slurmdb names. users may hold user names as well as uids. */
+struct api_acct_keys {
+    const char *ids, *users, *names, *parts, *states, *start, *end, *nodes;
+};
+extern const struct api_acct_keys api_acct_v1_keys;
+struct store_acct_filter;
+typedef int (*api_acct_row_fn)(uint64_t id, const char *rec, void *arg);
+/* Runs the query the request's query string asks for (keys named by k),
+ * handing each record to fn in ascending id. 0; -1 with err (400: a bad
+ * filter) or *status 500 (the store failed). */
+int api_acct_run(struct http_req *r, const struct api_acct_keys *k, api_acct_row_fn fn,
+                 void *arg, int *status, char *err, size_t errlen);
 
 /* api_acctmgr.c (sacctmgr) */
 void api_acctdb(struct http_req *r);
@@ -101,6 +128,11 @@ void api_resv_delete(struct http_req *r);
 void api_nodes(struct http_req *r);
 void api_partitions(struct http_req *r);
 void api_node_register(struct http_req *r);
+/* api_config.c: configless. GET /v1/config; whether SlurmctldParameters
+ * has enable_configless; c->conf_hash anew (at start and reconfigure). */
+void api_config(struct http_req *r);
+bool config_served(const struct ctld *c);
+void config_hash_refresh(struct ctld *c);
 void api_node_job_end(struct http_req *r);
 
 #endif

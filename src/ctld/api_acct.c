@@ -7,6 +7,7 @@
  * tree in memory.
  */
 #include <event2/buffer.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,15 +78,21 @@ static int parse_int(const char *s, int64_t *v)
     return 0;
 }
 
-/* Numbers of a list; -1 with err naming the bad item. */
-static int list_ints(const struct acct_list *l, const char *what, int64_t *out, char *err,
-                     size_t errlen)
+/* Numbers of a list; -1 with err naming the bad item. With by_name, an
+ * item that is not a number may be a user name (slurmrestd's users=). */
+static int list_ints(const struct acct_list *l, const char *what, int64_t *out, bool by_name,
+                     char *err, size_t errlen)
 {
     for (size_t i = 0; i < l->n; i++) {
-        if (parse_int(l->items[i], &out[i]) < 0 || out[i] < 0) {
-            snprintf(err, errlen, "Invalid %s: %s", what, l->items[i]);
-            return -1;
+        struct passwd *pw = NULL;
+        if (parse_int(l->items[i], &out[i]) == 0 && out[i] >= 0)
+            continue;
+        if (by_name && (pw = getpwnam(l->items[i]))) {
+            out[i] = (int64_t)pw->pw_uid;
+            continue;
         }
+        snprintf(err, errlen, "Invalid %s: %s", what, l->items[i]);
+        return -1;
     }
     return 0;
 }
@@ -96,26 +103,36 @@ static int query_numbers(struct acct_query *q, char *err, size_t errlen)
     q->uidv = xcalloc(q->users.n + 1, sizeof *q->uidv);
     q->statev = xcalloc(q->states.n + 1, sizeof *q->statev);
     int64_t *tmp = xcalloc(q->ids.n + 1, sizeof *tmp);
-    int rc = list_ints(&q->ids, "job id", tmp, err, errlen);
+    int rc = list_ints(&q->ids, "job id", tmp, false, err, errlen);
     for (size_t i = 0; i < q->ids.n; i++)
         q->idv[i] = (uint64_t)tmp[i];
     free(tmp);
     if (rc == 0)
-        rc = list_ints(&q->users, "user id", q->uidv, err, errlen);
+        rc = list_ints(&q->users, "user", q->uidv, true, err, errlen);
     /* a Slurm state herd never enters (SUSPENDED...) matches no job */
     for (size_t i = 0; i < q->states.n; i++)
         q->statev[i] = job_state_parse(q->states.items[i]);
     return rc;
 }
 
-/* The filter of the request's query string; -1 with err on a bad value. */
-static int query_parse(struct http_req *r, struct acct_query *q, char *err, size_t errlen)
+const struct api_acct_keys api_acct_v1_keys = { "ids",    "users", "names", "partitions",
+                                                 "states", "start", "end",   "nodes" };
+
+/* The query string's value of key; NULL when absent or the key has none. */
+static char *query_get(struct http_req *r, const char *key)
 {
-    list_split(&q->ids, http_query_get(r, "ids"));
-    list_split(&q->users, http_query_get(r, "users"));
-    list_split(&q->names, http_query_get(r, "names"));
-    list_split(&q->parts, http_query_get(r, "partitions"));
-    list_split(&q->states, http_query_get(r, "states"));
+    return key ? http_query_get(r, key) : NULL;
+}
+
+/* The filter of the request's query string; -1 with err on a bad value. */
+static int query_parse(struct http_req *r, const struct api_acct_keys *k, struct acct_query *q,
+                       char *err, size_t errlen)
+{
+    list_split(&q->ids, query_get(r, k->ids));
+    list_split(&q->users, query_get(r, k->users));
+    list_split(&q->names, query_get(r, k->names));
+    list_split(&q->parts, query_get(r, k->parts));
+    list_split(&q->states, query_get(r, k->states));
     size_t most = q->ids.n + q->users.n + q->names.n + q->parts.n + q->states.n;
     if (most > ACCT_MAX_LIST) {
         snprintf(err, errlen, "Too many filter values (at most %d)", ACCT_MAX_LIST);
@@ -123,8 +140,8 @@ static int query_parse(struct http_req *r, struct acct_query *q, char *err, size
     }
     if (query_numbers(q, err, errlen) < 0)
         return -1;
-    char *start = http_query_get(r, "start"), *end = http_query_get(r, "end");
-    char *nodes = http_query_get(r, "nodes");
+    char *start = query_get(r, k->start), *end = query_get(r, k->end);
+    char *nodes = query_get(r, k->nodes);
     int rc = 0;
     q->f.start = -1;
     q->f.end = ctld_now();
@@ -175,7 +192,18 @@ struct acct_out {
     const char *sep;   /* before the next job: "" first, then "," or "\n" */
     const char *next_sep;
     struct store *runs;   /* sacct -D: each job's runs that a requeue ended first */
+    api_acct_row_fn fn;   /* api_acct_run's caller's, instead of the buffer */
+    void *fn_arg;
 };
+
+/* api_acct_run's rows: the node filter, then the caller's. */
+static int acct_filtered(uint64_t id, const char *rec, void *arg)
+{
+    struct acct_out *o = arg;
+    if (o->nodes && !ran_on(o->nodes, rec))
+        return 0;
+    return o->fn(id, rec, o->fn_arg);
+}
 
 /* The record is the store's JSON text, copied as it is. */
 static int acct_emit(uint64_t id, const char *rec, void *arg)
@@ -205,12 +233,32 @@ static int acct_row(uint64_t id, const char *rec, void *arg)
  * {"now": T, "jobs": [{"job_id": N, "record": {...}}, ...]} by ascending id;
  * with &format=lines, {"now": T} and then each job on a line of its own
  * (what sacct reads: a record at a time, never one tree of them all). */
+int api_acct_run(struct http_req *r, const struct api_acct_keys *k, api_acct_row_fn fn,
+                 void *arg, int *status, char *err, size_t errlen)
+{
+    struct ctld *c = r->ctx;
+    struct acct_query q = {0};
+    if (query_parse(r, k, &q, err, errlen) < 0) {
+        query_free(&q);
+        *status = 400;
+        return -1;
+    }
+    struct acct_out o = { NULL, q.nodes, "", "", NULL, fn, arg };
+    int rc = store_acct_query(c->store, &q.f, acct_filtered, &o);
+    query_free(&q);
+    if (rc < 0) {
+        *status = 500;
+        snprintf(err, errlen, "Accounting query failed");
+    }
+    return rc;
+}
+
 void api_accounting(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     struct acct_query q = {0};
     char err[256];
-    if (query_parse(r, &q, err, sizeof err) < 0) {
+    if (query_parse(r, &api_acct_v1_keys, &q, err, sizeof err) < 0) {
         query_free(&q);
         http_reply_error(r, 400, SLURM_ERROR, "%s", err);
         return;
@@ -220,7 +268,7 @@ void api_accounting(struct http_req *r)
     free(format);
     char *dups = http_query_get(r, "duplicates");
     struct acct_out o = { evbuffer_new(), q.nodes, lines ? "\n" : "", lines ? "\n" : ",",
-                          dups && !strcmp(dups, "1") ? c->store : NULL };
+                          dups && !strcmp(dups, "1") ? c->store : NULL, NULL, NULL };
     free(dups);
     evbuffer_add_printf(o.buf, lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",
                         (long long)ctld_now());

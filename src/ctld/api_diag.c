@@ -10,9 +10,8 @@
 #include "ctld/ctld.h"
 #include "ctld/sched_snap.h"
 
-void api_diag(struct http_req *r)
+json_t *api_diag_json(const struct ctld *c)
 {
-    const struct ctld *c = r->ctx;
     const struct ctld_stats *st = &c->stats;
     size_t pending = 0, running = 0;
     const struct job *j;
@@ -36,7 +35,12 @@ void api_diag(struct http_req *r)
         "schedule_cycle_depth_mean", (json_int_t)(st->cycles ? st->depth_sum / st->cycles : 0),
         /* answered while a pass plans: what keeps squeue quick */
         "schedule_in_flight", ctld_sched_worker_busy(c));
-    http_reply(r, 200, o);
+    return o;
+}
+
+void api_diag(struct http_req *r)
+{
+    http_reply(r, 200, api_diag_json(r->ctx));
 }
 
 /* sdiag --reset: root only, as Slurm (the operators' counters) */

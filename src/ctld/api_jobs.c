@@ -108,8 +108,9 @@ static json_t *bulk_specs(struct http_req *r, json_t *many)
 }
 
 /* Whether jobs (n built, an array counting as its tasks) fit under
- * MaxJobCount; answered when they do not. */
-static bool count_fits(struct http_req *r, struct job **jobs, size_t n)
+ * MaxJobCount; when they do not, the refusal in status, code and err. */
+static bool count_fits(struct http_req *r, struct job **jobs, size_t n, int *status, int *code,
+                       char *err, size_t errlen)
 {
     size_t more = 0;
     for (size_t i = 0; i < n; i++)
@@ -118,7 +119,9 @@ static bool count_fits(struct http_req *r, struct job **jobs, size_t n)
         return true;
     log_info("submission of %zu jobs by uid %u refused: MaxJobCount=%d reached", more,
              (unsigned)r->who.uid, ((struct ctld *)r->ctx)->conf->max_job_count);
-    http_reply_error(r, 400, ESLURM_ERROR_ON_DESC_TO_RECORD_COPY, MSG_MAX_JOB_COUNT);
+    *status = 400;
+    *code = ESLURM_ERROR_ON_DESC_TO_RECORD_COPY;
+    snprintf(err, errlen, "%s", MSG_MAX_JOB_COUNT);
     return false;
 }
 
@@ -142,9 +145,12 @@ static json_t *submit_many(struct http_req *r, json_t *many)
             break;
     }
     json_t *ids = NULL;
+    bool fits = i == n && count_fits(r, jobs, n, &status, &code, err, sizeof err);
     if (i < n)
         http_reply_error(r, status, code, "job %zu: %s", i, err);
-    if (i < n || !count_fits(r, jobs, n)) {
+    else if (!fits)
+        http_reply_error(r, status, code, "%s", err);
+    if (!fits) {
         while (i > 0)
             job_destroy(jobs[--i]);
     } else {
@@ -162,25 +168,35 @@ static json_t *submit_many(struct http_req *r, json_t *many)
     return ids ? json_pack("{s:o}", "job_ids", ids) : NULL;
 }
 
-static json_t *submit_single(struct http_req *r)
+uint64_t api_submit_spec(struct http_req *r, json_t *spec, int *status, int *code, char *err,
+                         size_t errlen)
 {
     struct ctld *c = r->ctx;
+    struct job *j = job_admitted(c, spec, c->next_job_id, r, status, code, err, errlen);
+    if (!j)
+        return 0;
+    if (!count_fits(r, &j, 1, status, code, err, errlen)) {
+        job_destroy(j);
+        return 0;
+    }
+    struct env_text env = { 0 };
+    submit_commit(c, j, spec, &env);
+    store_set_next_id(c->store, c->next_job_id);
+    free(env.text);
+    c->stats.submitted++;
+    return j->id;
+}
+
+static json_t *submit_single(struct http_req *r)
+{
     int status = 400, code = 0;
     char err[512];
-    struct job *j = job_admitted(c, r->body, c->next_job_id, r, &status, &code, err, sizeof err);
-    if (!j) {
+    uint64_t id = api_submit_spec(r, r->body, &status, &code, err, sizeof err);
+    if (!id) {
         http_reply_error(r, status, code, "%s", err);
         return NULL;
     }
-    if (!count_fits(r, &j, 1)) {
-        job_destroy(j);
-        return NULL;
-    }
-    struct env_text env = { 0 };
-    submit_commit(c, j, r->body, &env);
-    store_set_next_id(c->store, c->next_job_id);
-    free(env.text);
-    return json_pack("{s:I}", "job_id", (json_int_t)j->id);
+    return json_pack("{s:I}", "job_id", (json_int_t)id);
 }
 
 /* POST /v1/jobs: one spec, or {"jobs": [spec, ...]} (and "defaults") for many in one
@@ -195,7 +211,8 @@ void api_submit(struct http_req *r)
     struct submitted *s = xmalloc(sizeof *s);
     *s = (struct submitted){ r, answer };
     store_after_commit(c->store, submit_answer, s);
-    c->stats.submitted += json_is_array(many) ? json_array_size(many) : 1;
+    if (json_is_array(many))   /* a single one is counted by api_submit_spec */
+        c->stats.submitted += json_array_size(many);
 }
 
 /* The filters of GET /v1/jobs: each a comma list, absent = any. */
@@ -344,11 +361,8 @@ void api_show(struct http_req *r)
     http_reply(r, 200, json_pack("{s:o, s:I}", "jobs", jobs, "now", (json_int_t)ctld_now()));
 }
 
-/* One record's cancel (sig 0) or signal, by the engine the bulk and array
- * cancels use (array.c), the caller's right to act checked already. NULL
- * when it acted; else why not, *code Slurm's. */
-static const char *cancel_one(struct ctld *c, struct job *j, const struct http_req *r, int sig,
-                              int *code)
+const char *api_cancel_job(struct ctld *c, struct job *j, const struct http_req *r, int sig,
+                           int *code)
 {
     size_t hit = 0, acted = 0;
     bool pending = j->state == JOB_PENDING;
@@ -373,7 +387,7 @@ void api_cancel(struct http_req *r)
         return;
     }
     bool pending = j->state == JOB_PENDING;
-    const char *why = cancel_one(c, j, r, sig, &code);
+    const char *why = api_cancel_job(c, j, r, sig, &code);
     if (why) {
         http_reply_error(r, 400, code, "%s", why);
         return;
@@ -400,7 +414,7 @@ static const char *cancel_refusal(struct ctld *c, struct job *j, const struct ht
         *code = ESLURM_ACCESS_DENIED;
         return API_MSG_DENIED;
     }
-    return cancel_one(c, j, r, sig, code);
+    return api_cancel_job(c, j, r, sig, code);
 }
 
 struct cancelled {

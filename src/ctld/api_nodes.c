@@ -138,7 +138,8 @@ void api_node_register(struct http_req *r)
         reconcile(c, n, jobs);
     }
     node_return(c, n, was_silent);
-    http_reply(r, 200, NULL);
+    /* an agent running from fetched files sees a reconfigure by this */
+    http_reply(r, 200, c->conf_hash ? json_pack("{s:s}", "conf_hash", c->conf_hash) : NULL);
     if (was_silent || was_down != n->down || was_cleaning != n->cleaning)
         ctld_sched_request(c);
 }

@@ -230,6 +230,7 @@ struct ctld {
     struct resv_table *resvs;   /* advance reservations: resv.h */
     struct metrics *metrics;    /* what /metrics serves between scrapes: metrics.h */
     struct token_key *token;    /* auth/jwt's key; NULL: tokens off (token.h) */
+    char *conf_hash;            /* of the files configless nodes fetch; NULL: not served */
 };
 
 /* job.c */

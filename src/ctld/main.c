@@ -19,13 +19,16 @@
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 #include "ctld/token.h"
+#include "ctld/api.h"
 #include "ctld/suspend.h"
 #include "ctld/depend.h"
 #include "ctld/metrics.h"
 #include "ctld/prio.h"
+#include "ctld/reconfig.h"
 #include "ctld/resv.h"
 #include "ctld/sched_snap.h"
 #include "ctld/store.h"
@@ -68,15 +71,29 @@ static void write_pidfile(const char *path)
     fclose(f);
 }
 
+/* As slurmctld: SIGHUP re-reads slurm.conf (and reopens the log, which
+ * older logrotate setups rely on), SIGUSR2 only reopens the log; the
+ * service manager hears of a reload and of the stop (sdnotify.h). */
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     struct ctld *c = arg;
     (void)what;
-    if (sig == SIGHUP) {
+    if (sig == SIGUSR2) {
         log_reopen();
+        log_info("log reopened (SIGUSR2)");
+        return;
+    }
+    if (sig == SIGHUP) {
+        sd_notify_state("RELOADING=1");
+        log_reopen();
+        char err[512];
+        if (ctld_reconfigure(c, err, sizeof err) < 0)
+            log_warnx("reconfigure (SIGHUP): %s; the running configuration stays", err);
+        sd_notify_state("READY=1");
         return;
     }
     log_info("signal %d: shutting down", (int)sig);
+    sd_notify_state("STOPPING=1");
     event_base_loopexit(c->base, NULL);
 }
 
@@ -164,6 +181,7 @@ static void setup(struct ctld *c)
     api_register_routes(c);
     if (token_init(c, err, sizeof err) < 0)
         fatalx("AuthAltParameters: %s", err);
+    config_hash_refresh(c);
     if (http_server_set_params(c->http, cf->ctld_params, err, sizeof err) < 0)
         fatalx("SlurmctldParameters: %s", err);
     char *sock = xasprintf("%s/herdctld.sock", cf->state_save);
@@ -184,6 +202,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     api_wait_free_all(c);
     http_server_destroy(c->http);
     token_free(c);
+    free(c->conf_hash);
     prio_destroy(c);
     store_close(c->store);
     metrics_destroy(c->metrics);   /* after the store's last commit, which it times */
@@ -237,18 +256,20 @@ int main(int argc, char **argv)
             log_warn("chmod %s", c.conf->log_file_ctld);
     }
     write_pidfile(c.conf->pid_file_ctld);
-    int signums[] = { SIGTERM, SIGINT, SIGHUP };
-    struct event *sigs[3];
-    for (size_t i = 0; i < 3; i++) {
+    int signums[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR2 };
+    enum { NSIGS = sizeof signums / sizeof signums[0] };
+    struct event *sigs[NSIGS];
+    for (size_t i = 0; i < NSIGS; i++) {
         sigs[i] = evsignal_new(c.base, signums[i], on_signal, &c);
         event_add(sigs[i], NULL);
     }
     log_info("herdctld started: cluster %s, %zu nodes, %zu jobs loaded, port %d",
              c.conf->cluster_name, c.nnodes, c.njobs, c.conf->ctld_port);
     daemon_ready(ready);
+    sd_notify_state("READY=1");
     event_base_dispatch(c.base);
     char *pid = xstrdup(c.conf->pid_file_ctld);
-    teardown(&c, sigs, 3);
+    teardown(&c, sigs, NSIGS);
     if (pid)
         unlink(pid);
     free(pid);

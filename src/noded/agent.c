@@ -1,4 +1,5 @@
 #include "noded/agent.h"
+#include "noded/local.h"
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -180,17 +181,19 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
             report_end(a, j);
     }
     gpumon_tick(a);
+    confd_tick(a);
     if (a->stopping && (!a->jobs || noded_now() >= a->stop_by))
         event_base_loopbreak(a->base);
 }
 
 static void register_done(int status, json_t *body, void *arg)
 {
-    (void)body;
     struct agent *a = arg;
     a->registering = false;
     if (status != 200)
         log_debug("registration not acknowledged (status %d)", status);
+    else
+        confd_check(a, json_string_value(json_object_get(body, "conf_hash")));
 }
 
 static void send_register(struct agent *a)
@@ -315,6 +318,7 @@ struct agent *agent_create(struct event_base *base, const struct conf *conf,
         agent_destroy(a);
         return NULL;
     }
+    local_listen(a);
     return a;
 }
 
@@ -385,6 +389,7 @@ void agent_destroy(struct agent *a)
         free(a->gpu_devs[i]);
     free(a->gpu_devs);
     gpumon_stop(a);
+    confd_clear(&a->confd);
     free(a->conf_path);
     free(a->log_file);
     free(a->spool);

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "common/http.h"
+#include "noded/confd.h"
 #include "noded/gpumon.h"
 #include "noded/spool.h"
 
@@ -59,6 +60,7 @@ struct agent {
     int pool_free;         /* finished jobs' directories to reuse: spool_pool.c */
     char **gpu_devs;       /* "c MAJ:MIN" of each GPU of the node, by index */
     struct gpumon *mon;    /* NVML and the sampling: gpumon.c */
+    struct confd confd;    /* configless: where the files came from (confd.c) */
     bool registering;
     bool stopping;
     int64_t stop_by;       /* when a stopping agent gives up reporting */

@@ -8,6 +8,7 @@
 #include "common/log.h"
 #include "common/openmetrics.h"
 #include "noded/agent.h"
+#include "noded/local.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
 #include "noded/sysops.h"
@@ -112,5 +113,7 @@ const struct http_route agent_routes[] = {
     { "POST", "/v1/steps/signal", step_signal, HTTP_ROLE_USER },
     { "POST", "/v1/steps/pmi", step_pmi_fence, HTTP_ROLE_USER },
     { "POST", "/v1/steps/stdin", step_stdin, HTTP_ROLE_USER },
+    { "GET", "/v1/local/jobs", local_jobs_req, HTTP_ROLE_ROOT },
+    { "POST", "/v1/local/adopt", local_adopt_req, HTTP_ROLE_ROOT },
 };
 const size_t agent_nroutes = sizeof agent_routes / sizeof agent_routes[0];

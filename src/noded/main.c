@@ -16,9 +16,11 @@
 #include <event2/event.h>
 
 #include "common/conf.h"
+#include "common/confless.h"
 #include "common/daemon.h"
 #include "common/http.h"
 #include "common/log.h"
+#include "common/sdnotify.h"
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/detect.h"
@@ -28,6 +30,8 @@
 
 struct opts {
     const char *conf;
+    const char *conf_server;   /* --conf-server: configless (confd.h) */
+    const char *conf_cache;
     char name[256];
     bool foreground;
     bool print_node;
@@ -36,7 +40,8 @@ struct opts {
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: herdd [-f slurm.conf] [-N nodename] [-D] [-v] [-C]\n");
+    fprintf(stderr, "usage: herdd [-f slurm.conf | --conf-server HOST[:PORT] [--conf-cache DIR]]"
+            " [-N nodename] [-D] [-v] [-C]\n");
     exit(1);
 }
 
@@ -50,10 +55,17 @@ static void short_hostname(char *buf, size_t n)
 
 static void parse_opts(int argc, char **argv, struct opts *o)
 {
+    static const struct option lopts[] = {
+        { "conf-server", required_argument, NULL, 'S' },
+        { "conf-cache", required_argument, NULL, 'c' },
+        { NULL, 0, NULL, 0 },
+    };
     int c;
-    while ((c = getopt(argc, argv, "f:N:DvCh")) != -1) {
+    while ((c = getopt_long(argc, argv, "f:N:DvCh", lopts, NULL)) != -1) {
         switch (c) {
         case 'f': o->conf = optarg; break;
+        case 'S': o->conf_server = optarg; break;
+        case 'c': o->conf_cache = optarg; break;
         case 'N': snprintf(o->name, sizeof o->name, "%s", optarg); break;
         case 'D': o->foreground = true; break;
         case 'v': o->verbose++; break;
@@ -61,10 +73,8 @@ static void parse_opts(int argc, char **argv, struct opts *o)
         default: usage();
         }
     }
-    if (optind != argc)
+    if (optind != argc || (o->conf && o->conf_server))
         usage();
-    if (!o->conf)
-        o->conf = conf_default_path();
     if (!o->name[0])
         short_hostname(o->name, sizeof o->name);
 }
@@ -114,13 +124,39 @@ static void log_private(const char *path)
     close(fd);
 }
 
+/* herdd keeps no copy of what it could re-read in place: cgroup.conf and
+ * gres.conf are read at each job's start already, and slurm.conf's node and
+ * timing lines need a restart (the controller holds the node's shape). So a
+ * reload checks that the file still describes this node, says so, and
+ * reopens the log, as slurmd's SIGHUP does. */
+static void reconfigure(struct agent *a)
+{
+    sd_notify_state("RELOADING=1");
+    log_private(a->log_file);
+    log_reopen();
+    char err[1024];
+    struct conf *nc = conf_load(a->conf_path, err, sizeof err);
+    if (!nc)
+        log_warnx("reconfigure (SIGHUP): %s; the running configuration stays", err);
+    else if (!conf_node_find(nc, a->node->name))
+        log_warnx("reconfigure (SIGHUP): node %s is no longer in %s", a->node->name, a->conf_path);
+    else
+        log_info("reconfigure (SIGHUP): %s read; cgroup.conf and gres.conf apply from the next "
+                 "job, slurm.conf changes from a restart", a->conf_path);
+    conf_destroy(nc);
+    sd_notify_state("READY=1");
+}
+
 static void on_signal(evutil_socket_t sig, short what, void *arg)
 {
     (void)what;
     struct agent *a = arg;
     if (sig == SIGHUP) {
+        reconfigure(a);
+    } else if (sig == SIGUSR2) {
         log_private(a->log_file);
         log_reopen();
+        log_info("log reopened (SIGUSR2)");
     } else if (sig == SIGCHLD) {
         pid_t pid;
         int status;
@@ -129,11 +165,12 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     } else if (a->stopping) {
         event_base_loopbreak(a->base);
     } else {
+        sd_notify_state("STOPPING=1");
         agent_stop(a);
     }
 }
 
-static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGCHLD };
+static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGCHLD };
 #define NHANDLED (sizeof handled / sizeof handled[0])
 
 static int serve(struct event_base *base, struct agent *a)
@@ -150,9 +187,11 @@ static int serve(struct event_base *base, struct agent *a)
     return rc < 0 ? 1 : 0;
 }
 
-static char *log_path(const struct conf *c, const char *node, bool foreground)
+/* SlurmdLogFile, in the foreground too (a service's -D): a site that names
+ * one rotates it; without one the log is stderr, which systemd journals. */
+static char *log_path(const struct conf *c, const char *node)
 {
-    if (foreground || !c->log_file_d || !c->log_file_d[0])
+    if (!c->log_file_d || !c->log_file_d[0])
         return NULL;
     return conf_expand_node(c->log_file_d, node);
 }
@@ -167,6 +206,17 @@ int main(int argc, char **argv)
     if (o.print_node)
         return print_node(o.name);
     char err[1024];
+    struct confd cd = { .argv = argv };
+    char *fetched = NULL;
+    /* as slurmd: no file of its own and none named, the controller's */
+    if (o.conf_server || (!o.conf && access(conf_default_path(), F_OK) != 0)) {
+        fetched = confd_fetch(&cd, o.conf_server, o.conf_cache ? o.conf_cache : CONFLESS_CACHE,
+                              err, sizeof err);
+        if (!fetched)
+            fatalx("%s", err);
+        o.conf = fetched;
+    } else if (!o.conf)
+        o.conf = conf_default_path();
     struct conf *c = conf_load(o.conf, err, sizeof err);
     if (!c)
         fatalx("%s", err);
@@ -175,7 +225,7 @@ int main(int argc, char **argv)
         fatalx("node %s is not in %s", o.name, o.conf);
     char abs[PATH_MAX];
     const char *conf_path = realpath(o.conf, abs) ? abs : o.conf;
-    char *logfile = log_path(c, node->name, o.foreground);
+    char *logfile = log_path(c, node->name);
     int ready_fd = o.foreground ? -1 : daemon_fork();
     signal(SIGPIPE, SIG_IGN);
     struct event_base *base = event_base_new();
@@ -184,17 +234,19 @@ int main(int argc, char **argv)
     struct agent *a = agent_create(base, c, node, conf_path, logfile, o.verbose, err, sizeof err);
     if (!a)
         fatalx("%s", err);
+    a->confd = cd;
     if (http_server_set_params(a->srv, c->slurmd_params, err, sizeof err) < 0)
         fatalx("SlurmdParameters: %s", err);
     char *pidfile = write_pidfile(c, node->name);
-    if (ready_fd >= 0) {
+    if (logfile) {
         log_private(logfile);
         log_init("herdd", o.verbose, logfile);
-        daemon_ready(ready_fd);
     }
+    daemon_ready(ready_fd);
     log_info("node %s serving on %s:%d", node->name, node->addr, a->port);
     if (agent_start(a) < 0)
         fatalx("cannot start the node agent");
+    sd_notify_state("READY=1");
     int rc = serve(base, a);
     log_info("node %s stopped", node->name);
     agent_destroy(a);
@@ -204,5 +256,6 @@ int main(int argc, char **argv)
     free(pidfile);
     free(logfile);
     conf_destroy(c);
+    free(fetched);
     return rc;
 }

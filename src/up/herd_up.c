@@ -211,6 +211,22 @@ static char *bin_dir(void)
     return xstrdup(exe);
 }
 
+/* herdctld and herdd: beside herd in a build tree, in ../sbin once
+ * installed (make install puts the daemons in sbin, as Slurm's packages). */
+static char *daemon_path(const char *bindir, const char *prog)
+{
+    char *p = xasprintf("%s/%s", bindir, prog);
+    if (access(p, X_OK) == 0)
+        return p;
+    char *sbin = xasprintf("%s/../sbin/%s", bindir, prog);
+    if (access(sbin, X_OK) == 0) {
+        free(p);
+        return sbin;
+    }
+    free(sbin);
+    return p;
+}
+
 static const char *token_value(const char *line, const char *key)
 {
     size_t klen = strlen(key);
@@ -229,7 +245,7 @@ static char *token_copy(const char *v)
  * what the CPU count and memory say when herdd cannot tell. */
 static char *local_node_shape(const struct up_opts *o, const char *bindir)
 {
-    char *bin = xasprintf("%s/herdd", bindir), *out = xasprintf("%s/run/herdd-C.out", o->dir);
+    char *bin = daemon_path(bindir, "herdd"), *out = xasprintf("%s/run/herdd-C.out", o->dir);
     char *argv[] = {bin, "-C", NULL};
     char line[4096] = "";
     if (cluster_spawn_wait(argv, out, 30) == 0) {
@@ -492,7 +508,7 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
         fprintf(stderr, "herd: %s already running (pid %d)\n", what, (int)pid);
         return 0;
     }
-    char *bin = xasprintf("%s/%s", bindir, prog);
+    char *bin = daemon_path(bindir, prog);
     char *errfile = xasprintf("%s/log/%s%s%s.start", dir, prog, node ? "-" : "", node ? node : "");
     char *argv[] = {bin, "-f", (char *)conf_path, node ? "-N" : NULL, (char *)node, NULL};
     struct enter_arg ea = {dir, node};
