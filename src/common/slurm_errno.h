@@ -43,5 +43,7 @@
 #define ESLURM_INVALID_ARRAY                      2081
 #define ESLURM_JOB_NOT_SUSPENDED                  2087
 #define ESLURM_INVALID_NICE                       2123
+/* slurmrestd's own (the client's request, not slurmctld's answer) */
+#define ESLURM_REST_INVALID_JOBS_DESC             9002
 
 #endif

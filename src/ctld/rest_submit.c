@@ -14,7 +14,6 @@
 #include "ctld/store.h"
 
 /* slurmrestd's codes for a request body it cannot use */
-#define ESLURM_REST_INVALID_JOBS_DESC 9002
 
 struct rest_submitted {
     struct http_req *r;

@@ -11,20 +11,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#define MAX_REPLY (1 << 20)
+#include "pam/clock.h"
 
-static long long now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+#define MAX_REPLY (1 << 20)
 
 /* Waits for fd to be ready for ev until deadline; 0, or -1 (ETIMEDOUT). */
 static int wait_fd(int fd, short ev, long long deadline)
 {
     for (;;) {
-        long long left = deadline - now_ms();
+        long long left = deadline - pam_clock_ms();
         if (left <= 0) {
             errno = ETIMEDOUT;
             return -1;
@@ -136,7 +131,7 @@ static int connect_to(const char *path, long long deadline)
 int adopt_call(const char *sock_path, const char *method, const char *path, const json_t *body,
                int timeout_ms, json_t **reply, char *err, size_t errlen)
 {
-    long long deadline = now_ms() + timeout_ms;
+    long long deadline = pam_clock_ms() + timeout_ms;
     *reply = NULL;
     char *text = body ? json_dumps(body, JSON_COMPACT) : NULL;
     char head[512];
