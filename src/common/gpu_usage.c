@@ -121,15 +121,28 @@ void gpu_usage_restore(struct gpu_usage *u, const json_t *o)
     }
 }
 
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 json_t *gpu_usage_summary(const json_t *by_node)
 {
+    /* nodes by name, so that every reader lists the GPUs in one order */
+    size_t nn = json_object_size(by_node), k = 0;
+    const char **names = xcalloc(nn + 1, sizeof *names);
+    const char *key;
+    const json_t *val;
+    json_object_foreach((json_t *)by_node, key, val)
+        names[k++] = key;
+    qsort(names, nn, sizeof *names, by_name);
     json_t *gpus = json_array();
     double util = 0, mem = 0, util_max = 0;
     int64_t samples = 0, at = 0, idle = 0, mem_max = 0;
     bool all_idle = true;
-    const char *node;
-    const json_t *o;
-    json_object_foreach((json_t *)by_node, node, o) {
+    for (size_t ni = 0; ni < nn; ni++) {
+        const char *node = names[ni];
+        const json_t *o = json_object_get(by_node, node);
         if (jint(o, "samples") <= 0)
             continue;
         int64_t s = jint(o, "samples"), t = jint(o, "sampled_at"), is = jint(o, "idle_since");
@@ -150,6 +163,7 @@ json_t *gpu_usage_summary(const json_t *by_node)
             mem += jnum(e, "mem_ave_mb");
         }
     }
+    free(names);
     if (samples == 0) {
         json_decref(gpus);
         return NULL;

@@ -1,4 +1,5 @@
 #include "noded/gpumon.h"
+#include "noded/gpumon_int.h"
 
 #include <event2/buffer.h>
 #include <stdlib.h>
@@ -17,16 +18,6 @@
 #include "noded/nvml.h"
 
 #define USAGE_TIMEOUT_S 5
-
-struct gpumon {
-    struct nvml nvml;
-    nvml_device *dev;          /* by node GPU index; NULL where NVML has none */
-    int *minor;                /* /dev/nvidiaN's N of each, for /metrics; -1 unknown */
-    size_t ndev;
-    struct nodeconf nc;
-    bool have_nc;
-    bool reporting;            /* a usage report is in flight */
-};
 
 void gpumon_start(struct agent *a)
 {
@@ -60,13 +51,14 @@ void gpumon_stop(struct agent *a)
     nvml_close(&m->nvml);
     free(m->dev);
     free(m->minor);
+    gpumon_steps_free(m);
     if (m->have_nc)
         nodeconf_clear(&m->nc);
     free(m);
     a->mon = NULL;
 }
 
-static bool read_gpu(struct gpumon *m, int idx, struct gpu_reading *r)
+bool gpumon_read(struct gpumon *m, int idx, struct gpu_reading *r)
 {
     struct nvml_utilization u;
     struct nvml_memory mem;
@@ -146,7 +138,7 @@ static void sample(struct agent *a, struct ajob *j, int64_t now)
     if (u->ngpus > 0) {
         struct gpu_reading *r = xcalloc(u->ngpus, sizeof *r);
         for (size_t i = 0; i < u->ngpus; i++)
-            read_gpu(a->mon, u->g[i].index, &r[i]);
+            gpumon_read(a->mon, u->g[i].index, &r[i]);
         gpu_usage_add(u, now, r, a->conf->idle_gpu.threshold_pct);
         free(r);
         json_t *o = gpu_usage_json(u);
@@ -164,13 +156,12 @@ json_t *gpumon_job_json(const struct ajob *j)
     return j->mon.gpu.samples > 0 ? gpu_usage_json(&j->mon.gpu) : NULL;
 }
 
-static json_t *live_json(const struct ajob *j)
+json_t *gpumon_live_json(const struct jobmon *mon)
 {
-    json_t *o = json_pack("{s:I, s:I}", "cpu_ms", (json_int_t)j->mon.cpu_ms, "max_rss_kb",
-                          (json_int_t)j->mon.max_rss_kb);
-    json_t *g = gpumon_job_json(j);
-    if (g)
-        json_object_set_new(o, "gpu", g);
+    json_t *o = json_pack("{s:I, s:I}", "cpu_ms", (json_int_t)mon->cpu_ms, "max_rss_kb",
+                          (json_int_t)mon->max_rss_kb);
+    if (mon->gpu.samples > 0)
+        json_object_set_new(o, "gpu", gpu_usage_json(&mon->gpu));
     return o;
 }
 
@@ -200,8 +191,9 @@ void gpumon_tick(struct agent *a)
             jobs = json_object();
         char key[24];
         snprintf(key, sizeof key, "%lld", (long long)j->id);
-        json_object_set_new(jobs, key, live_json(j));
+        json_object_set_new(jobs, key, gpumon_live_json(&j->mon));
     }
+    gpumon_steps_tick(a, now, &jobs);
     /* a report still in flight: this round's figures go with the next */
     if (!jobs || m->reporting || a->stopping) {
         json_decref(jobs);
@@ -214,13 +206,17 @@ void gpumon_tick(struct agent *a)
               "/v1/node/usage", body, USAGE_TIMEOUT_S, report_done, a);
 }
 
-static const struct ajob *holder(const struct agent *a, int idx)
+/* The job holding GPU idx here, batch or steps: its id and user. */
+static bool holder(struct agent *a, int idx, int64_t *id, const char **user)
 {
     for (const struct ajob *j = a->jobs; j; j = j->next)
         for (size_t i = 0; !j->ended && i < j->mon.gpu.ngpus; i++)
-            if (j->mon.gpu.g[i].index == idx)
-                return j;
-    return NULL;
+            if (j->mon.gpu.g[i].index == idx) {
+                *id = j->id;
+                *user = j->mon.user;
+                return true;
+            }
+    return gpumon_steps_holder(a->mon, idx, id, user);
 }
 
 /* The families of the NVIDIA exporter that Princeton's jobstats reads
@@ -238,7 +234,7 @@ static const struct gfam {
 static bool read_all(struct gpumon *m, unsigned i, double v[5])
 {
     struct gpu_reading r;
-    if (!read_gpu(m, (int)i, &r))
+    if (!gpumon_read(m, (int)i, &r))
         return false;
     unsigned int pw = 0, temp = 0;
     v[0] = r.util;
@@ -263,16 +259,18 @@ void gpumon_metrics(struct agent *a, struct evbuffer *b)
         for (size_t i = 0; i < n; i++) {
             if (!ok[i] || v[i][f] < 0)
                 continue;
-            const struct ajob *j = holder(a, (int)i);
+            int64_t id = 0;
+            const char *user = "";
+            bool held = holder(a, (int)i, &id, &user);
             char minor[24], jobid[24] = "";
             if (m->minor[i] >= 0)
                 snprintf(minor, sizeof minor, "%d", m->minor[i]);
             else
                 snprintf(minor, sizeof minor, "%zu", i);
-            if (j)
-                snprintf(jobid, sizeof jobid, "%lld", (long long)j->id);
+            if (held)
+                snprintf(jobid, sizeof jobid, "%lld", (long long)id);
             struct om_label l[] = { { "node", a->node->name }, { "minor_number", minor },
-                                    { "jobid", jobid }, { "user", j ? j->mon.user : "" } };
+                                    { "jobid", jobid }, { "user", user } };
             om_sample(b, gfams[f].name, l, 4, v[i][f]);
         }
     }

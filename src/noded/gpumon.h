@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "common/gpu_usage.h"
 
@@ -41,6 +42,11 @@ void gpumon_stop(struct agent *a);
  * (dir's), and what an earlier herdd gathered. */
 void gpumon_job_init(struct agent *a, struct ajob *j, const char *dir);
 void gpumon_job_free(struct ajob *j);
+
+/* gpumon_steps.c: a step of job_id (run by uid) started here with this
+ * node's share of the layout (its "gpus"); a job whose batch runs on
+ * another node is sampled here from now on, while a step of it runs. */
+void gpumon_step_started(struct agent *a, int64_t job_id, uid_t uid, const json_t *node);
 
 /* Each second: the rounds that are due, and one report of them. */
 void gpumon_tick(struct agent *a);

@@ -569,6 +569,7 @@ static void on_layout(int status, json_t *body, void *arg)
     log_info("job %lld step %d: %lld tasks", (long long)st->job_id, st->step_id,
              (long long)json_integer_value(json_object_get(node, "ntasks")));
     start_tasks(st, node);
+    gpumon_step_started(st->a, st->job_id, st->uid, node);
 }
 
 static bool valid_request(json_t *b)
@@ -678,6 +679,14 @@ void step_kill_all(struct agent *a)
 {
     for (struct astep *st = a->steps; st; st = st->next)
         kill_tasks(st, SIGKILL);
+}
+
+bool step_runs_job(const struct agent *a, int64_t job_id)
+{
+    for (const struct astep *st = a->steps; st; st = st->next)
+        if (st->job_id == job_id && st->layout)
+            return true;
+    return false;
 }
 
 void step_free_all(struct agent *a)

@@ -47,5 +47,7 @@ bool step_reaped(struct agent *a, pid_t pid, int status);
 /* herdd stops: every task of every step is killed; then freed. */
 void step_kill_all(struct agent *a);
 void step_free_all(struct agent *a);
+/* A step of job_id runs here (its tasks started, not all reported). */
+bool step_runs_job(const struct agent *a, int64_t job_id);
 
 #endif
