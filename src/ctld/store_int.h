@@ -17,6 +17,11 @@ void store_write_begin(struct store *s);
 /* Prepares sql or dies: the store's statements are constants. */
 sqlite3_stmt *store_prepare(struct store *s, const char *sql);
 
+/* store_schema.c: brings db to the schema this release writes (0, or -1
+ * with err written: a newer file, or a failed step), and that version. */
+int store_schema_migrate(sqlite3 *db, char *err, size_t errlen);
+int store_schema_latest(void);
+
 /* store_runs.c: its table and statements, from store_open; NULL-safe free. */
 struct store_runs *store_runs_open(struct store *s);
 void store_runs_close(struct store_runs *r);
