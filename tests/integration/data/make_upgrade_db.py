@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 from helpers import Cluster, open_dir, wait_for  # noqa: E402
 
 UP = ["--nodes", "1", "--gpus-per-node", "2", "--cpus-per-node", "4", "--mem-per-node", "4000",
-      "--set", "KillWait=2"]
+      "--set", "KillWait=2", "--set", "PriorityCalcPeriod=1"]
 # What test_upgrade.py compares, run by both releases (TZ=UTC).
 SACCT = ["sacct", "-a", "-D", "-P", "-S", "2000-01-01", "-o",
          "JobIDRaw,JobID,JobName,User,Account,Partition,State,ExitCode,Submit,Start,End,"
@@ -34,7 +34,17 @@ SHOWS = {
                "format=Account,User,Fairshare,GrpTRES,QOS"],
     "qos": ["sacctmgr", "-P", "-n", "show", "qos", "format=Name,Priority,MaxTRESPU,MaxWall"],
     "resv": ["scontrol", "show", "res", "fxresv"],
+    "sshare": ["sshare", "-a", "-P"],
 }
+
+
+def saved(db, key):
+    con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = con.execute("SELECT doc FROM usage WHERE key = ?", (key,)).fetchone()
+        return row and json.loads(row[0]).get("usage")
+    finally:
+        con.close()
 
 
 def main(out_dir):
@@ -55,9 +65,11 @@ def main(out_dir):
         c.run(["scontrol", "create", "reservation", "ReservationName=fxresv",
                "StartTime=2035-01-01T00:00:00", "Duration=60", "Nodes=node1", "Users=root"])
 
+        c.run(["sshare"])   # fair-share accrues from here (usage_update's first call)
+
         def sb(args, script, user=None):
             return c.sbatch(["-o", "/dev/null"] + args, cwd=work, user=user, script=script)
-        done = sb(["-J", "fx-done"], "#!/bin/sh\nsleep 1\n", user="herdtest1")
+        done = sb(["-J", "fx-done"], "#!/bin/sh\nsleep 3\n", user="herdtest1")
         failed = sb(["-J", "fx-failed"], "#!/bin/sh\nexit 3\n")
         arr = sb(["-J", "fx-array", "--array=0-2"], "#!/bin/sh\ntrue\n", user="herdtest1")
         cancelled = sb(["-J", "fx-cancel"], "#!/bin/sh\nexec sleep 300\n")
@@ -73,7 +85,9 @@ def main(out_dir):
         wait_for(lambda: c.run(["squeue", "-h", "-t", "all", "-j", str(arr), "-o", "%T"])
                  .stdout.split() == ["COMPLETED"] * 3, 30, "the array")
         assert c.state(held) == "PENDING"
-        time.sleep(2)   # fair-share usage is saved on its own timer
+        c.run(["sshare"])   # charges the ended jobs; saved every PriorityCalcPeriod (1 min)
+        wait_for(lambda: saved(os.path.join(c.state_dir(), "herd.db"), "fairshare"), 90,
+                 "the fair-share usage to be saved")
         expect = {k: c.run(v, extra_env={"TZ": "UTC"}).stdout for k, v in SHOWS.items()}
         expect["ids"] = {"done": done, "failed": failed, "array": arr, "cancelled": cancelled,
                          "requeued": rq, "held": held}
