@@ -1,7 +1,8 @@
 /*
  * store_int: what the store's own files share (store.c keeps the
- * connection and the transaction; store_runs.c adds a table). Nothing
- * outside src/ctld/store*.c includes this.
+ * connection and the transaction; store_schema.c the tables; store_runs.c
+ * and store_resv.c their statements). Nothing outside src/ctld/store*.c
+ * includes this, but for tests/unit/store_migrate.c.
  */
 #ifndef HERD_STORE_INT_H
 #define HERD_STORE_INT_H
