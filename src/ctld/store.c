@@ -19,31 +19,12 @@
 #define COMMIT_MAX_OPS 2000
 #define STORE_PRIO     2       /* below everything else: see main.c */
 
-static const char *sql_schema =
+/* Settings, not schema: journal_mode cannot change inside a transaction,
+ * and the schema's steps each run in one (store_schema.c). */
+static const char *sql_pragmas =
     "PRAGMA journal_mode=WAL;"
     "PRAGMA synchronous=FULL;"
-    "PRAGMA cache_size=-1024;"
-    "CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS jobs (id INTEGER PRIMARY KEY, state INTEGER NOT NULL,"
-    "  end_time INTEGER NOT NULL, uid INTEGER NOT NULL, submit_time INTEGER NOT NULL,"
-    "  start_time INTEGER NOT NULL, name TEXT NOT NULL, partition TEXT NOT NULL,"
-    "  record TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS jobs_end ON jobs(end_time);"
-    "CREATE TABLE IF NOT EXISTS job_scripts (id INTEGER PRIMARY KEY, script TEXT NOT NULL,"
-    "  env TEXT NOT NULL);"
-    "CREATE TABLE IF NOT EXISTS envs (id INTEGER PRIMARY KEY, hash INTEGER NOT NULL,"
-    "  env TEXT NOT NULL);"
-    "CREATE INDEX IF NOT EXISTS envs_hash ON envs(hash);";
-/* Columns added since the first schema, to a file that lacks them, filled
- * from the records: array_job_id lets `sacct -j ARRAY` find an array's
- * tasks through an index instead of reading every later record. */
-static const char *sql_upgrade =
-    "BEGIN;"
-    "ALTER TABLE jobs ADD COLUMN array_job_id INTEGER NOT NULL DEFAULT 0;"
-    "UPDATE jobs SET array_job_id = json_extract(record, '$.array_job_id')"
-    "  WHERE json_extract(record, '$.array_job_id') > 0;"
-    "CREATE INDEX jobs_array ON jobs(array_job_id);"
-    "COMMIT;";
+    "PRAGMA cache_size=-1024;";
 static const char *sql_save =
     "INSERT OR REPLACE INTO jobs (id, state, end_time, uid, submit_time, start_time, name,"
     " partition, array_job_id, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
@@ -168,15 +149,6 @@ struct store_runs *store_runs_of(struct store *s)
     return s->runs;
 }
 
-static int schema_upgrade(struct store *s, char **msg)
-{
-    sqlite3_stmt *st = prepare(s, "SELECT 1 FROM pragma_table_info('jobs')"
-                                  " WHERE name = 'array_job_id'");
-    bool has = sqlite3_step(st) == SQLITE_ROW;
-    sqlite3_finalize(st);
-    return has ? SQLITE_OK : sqlite3_exec(s->db, sql_upgrade, NULL, NULL, msg);
-}
-
 struct store *store_open(struct event_base *base, const char *path, char *err, size_t errlen)
 {
     struct store *s = xcalloc(1, sizeof *s);
@@ -188,10 +160,15 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
     }
     sqlite3_busy_timeout(s->db, 5000);
     char *msg = NULL;
-    if (sqlite3_exec(s->db, sql_schema, NULL, NULL, &msg) != SQLITE_OK ||
-        schema_upgrade(s, &msg) != SQLITE_OK) {
-        snprintf(err, errlen, "%s: %s", path, msg ? msg : "?");
-        sqlite3_free(msg);
+    char why[400];
+    int rc = -1;
+    if (sqlite3_exec(s->db, sql_pragmas, NULL, NULL, &msg) != SQLITE_OK)
+        snprintf(why, sizeof why, "%s", msg ? msg : "?");
+    else
+        rc = store_schema_migrate(s->db, why, sizeof why);
+    sqlite3_free(msg);
+    if (rc < 0) {
+        snprintf(err, errlen, "%s: %s", path, why);
         sqlite3_close(s->db);
         free(s);
         return NULL;
@@ -522,17 +499,13 @@ int store_acct_query(struct store *s, const struct store_acct_filter *f, store_a
 }
 
 /* ---- documents: small state kept whole, one JSON text per key ("fairshare"
- * for usage.c, "nodes" for admin node states). The table's name is older
- * than its second use. ---- */
-
-static const char *sql_docs_table =
-    "CREATE TABLE IF NOT EXISTS usage (key TEXT PRIMARY KEY, doc TEXT NOT NULL)";
+ * for usage.c, "acctdb" for the accounting entities, "nodes" for admin node
+ * states). ---- */
 
 void store_doc_save(struct store *s, const char *key, json_t *doc)
 {
     txn_touch(s);
-    exec_or_die(s, sql_docs_table);
-    sqlite3_stmt *st = prepare(s, "INSERT OR REPLACE INTO usage (key, doc) VALUES (?, ?)");
+    sqlite3_stmt *st = prepare(s, "INSERT OR REPLACE INTO docs (key, doc) VALUES (?, ?)");
     sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     sqlite3_bind_text(st, 2, json_dumps(doc, JSON_COMPACT), -1, free);
     step_or_die(s, st);
@@ -541,8 +514,7 @@ void store_doc_save(struct store *s, const char *key, json_t *doc)
 
 json_t *store_doc_load(struct store *s, const char *key)
 {
-    exec_or_die(s, sql_docs_table);
-    sqlite3_stmt *st = prepare(s, "SELECT doc FROM usage WHERE key = ?");
+    sqlite3_stmt *st = prepare(s, "SELECT doc FROM docs WHERE key = ?");
     sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
     json_t *doc = NULL;
     if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))

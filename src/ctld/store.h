@@ -4,7 +4,9 @@
  * event loop has nothing more urgent to do (group commit), or sooner when it
  * grows large or old. Whatever must wait for durability (a submission's
  * answer, a launch) is queued with store_after_commit() and runs right after
- * the commit. Only this file speaks SQL.
+ * the commit. Only the store's files (store*.c) speak SQL. store_open brings
+ * the file's schema forward to this release's, or refuses a newer one
+ * (store_schema.c, docs/upgrades.md).
  */
 #ifndef HERD_STORE_H
 #define HERD_STORE_H

@@ -1,8 +1,8 @@
 /*
  * store_resv: advance reservations, one row each (the model's record as
  * text, resv_json.c), kept after they end or are deleted so that accounting
- * can report on them. The table is made on first use; the statements are
- * prepared per call, as reservations change a few times a day.
+ * can report on them. The table is the schema's (store_schema.c); the
+ * statements are prepared per call, as reservations change a few times a day.
  */
 #include <stdlib.h>
 
@@ -10,23 +10,13 @@
 #include "ctld/store.h"
 #include "ctld/store_int.h"
 
-static const char *sql_resv_schema =
-    "CREATE TABLE IF NOT EXISTS reservations (id INTEGER PRIMARY KEY, record TEXT NOT NULL)";
 static const char *sql_resv_save = "INSERT OR REPLACE INTO reservations (id, record) VALUES (?, ?)";
 static const char *sql_resv_load = "SELECT id, record FROM reservations ORDER BY id";
-
-static void resv_schema(struct store *s)
-{
-    char *msg = NULL;
-    if (sqlite3_exec(store_db(s), sql_resv_schema, NULL, NULL, &msg) != SQLITE_OK)
-        fatalx("state database: %s: %s", sql_resv_schema, msg ? msg : "?");
-}
 
 void store_resv_save(struct store *s, uint32_t id, json_t *rec)
 {
     char *text = json_dumps(rec, JSON_COMPACT);
     store_write_begin(s);
-    resv_schema(s);
     sqlite3_stmt *st = store_prepare(s, sql_resv_save);
     sqlite3_bind_int64(st, 1, (sqlite3_int64)id);
     sqlite3_bind_text(st, 2, text ? text : "{}", -1, SQLITE_STATIC);
@@ -38,7 +28,6 @@ void store_resv_save(struct store *s, uint32_t id, json_t *rec)
 
 void store_resv_load(struct store *s, store_job_cb cb, void *arg)
 {
-    resv_schema(s);
     sqlite3_stmt *st = store_prepare(s, sql_resv_load);
     int rc;
     while ((rc = sqlite3_step(st)) == SQLITE_ROW) {

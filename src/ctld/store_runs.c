@@ -11,9 +11,6 @@
 #include "ctld/store.h"
 #include "ctld/store_int.h"
 
-static const char *sql_runs_schema =
-    "CREATE TABLE IF NOT EXISTS job_runs (job_id INTEGER NOT NULL, run INTEGER NOT NULL,"
-    "  record TEXT NOT NULL, PRIMARY KEY (job_id, run))";
 static const char *sql_run_add =
     "INSERT OR REPLACE INTO job_runs (job_id, run, record) VALUES (?, ?, ?)";
 static const char *sql_runs_get = "SELECT record FROM job_runs WHERE job_id = ? ORDER BY run";
@@ -24,9 +21,6 @@ struct store_runs {
 
 struct store_runs *store_runs_open(struct store *s)
 {
-    char *msg = NULL;
-    if (sqlite3_exec(store_db(s), sql_runs_schema, NULL, NULL, &msg) != SQLITE_OK)
-        fatalx("state database: %s: %s", sql_runs_schema, msg ? msg : "?");
     struct store_runs *r = xcalloc(1, sizeof *r);
     r->add = store_prepare(s, sql_run_add);
     r->get = store_prepare(s, sql_runs_get);

@@ -162,6 +162,11 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
         int status;
         while ((pid = sys->waitpid(-1, &status, WNOHANG)) > 0)
             step_reaped(a, pid, status);
+    } else if (sig == SIGQUIT && !a->stopping) {
+        /* an upgrade: the supervisors own the jobs and outlive us, and the
+         * next herdd adopts them from the spool, as after a crash */
+        log_info("stopping for a restart: this node's jobs keep running");
+        event_base_loopbreak(a->base);
     } else if (a->stopping) {
         event_base_loopbreak(a->base);
     } else {
@@ -170,7 +175,7 @@ static void on_signal(evutil_socket_t sig, short what, void *arg)
     }
 }
 
-static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGCHLD };
+static const int handled[] = { SIGTERM, SIGINT, SIGHUP, SIGUSR2, SIGCHLD, SIGQUIT };
 #define NHANDLED (sizeof handled / sizeof handled[0])
 
 static int serve(struct event_base *base, struct agent *a)

@@ -134,7 +134,9 @@ def test_store_of_an_older_herd(dcluster, workdir):
     before = c.run(["sacct", "-a", "-n", "-P", "-S", "2000-01-01", "-o", "JobIDRaw,JobID,State"])
     kill_controller(c)
     db = sqlite3.connect(os.path.join(c.state_dir(), "herd.db"))
-    db.executescript("DROP INDEX jobs_array; ALTER TABLE jobs DROP COLUMN array_job_id;")
+    # as that release left it: no schema version, the documents in `usage`
+    db.executescript("DROP INDEX jobs_array; ALTER TABLE jobs DROP COLUMN array_job_id;"
+                     "ALTER TABLE docs RENAME TO usage; PRAGMA user_version = 0;")
     db.close()
     c.up()
     out = c.run(["sacct", "-X", "-n", "-P", "-o", "JobID,State", "-j", str(a)]).stdout
