@@ -17,23 +17,12 @@
 #include "ctld/api.h"
 #include "ctld/ctld.h"
 #include "ctld/rest.h"
+#include "ctld/rest_int.h"
 #include "ctld/store.h"
 
 /* slurmrestd's /slurmdb/v0.0.40/jobs parameters that Herd filters by */
 static const struct api_acct_keys db_keys = { NULL,         "users",      "job_name", "partition",
                                               "state",      "start_time", "end_time", "node" };
-
-static json_int_t num(json_t *o, const char *key, json_int_t dflt)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
-static const char *str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
 
 static json_t *tres(const char *type, const char *name, int id, json_int_t count)
 {
@@ -59,10 +48,10 @@ static json_t *allocated(json_t *rec, char **nodes, json_int_t *nnodes)
     struct hostlist *hl = hostlist_create("");
     size_t i;
     json_array_foreach(allocs, i, a) {
-        cpus += num(a, "cpus", 0);
-        mem += num(a, "mem_mb", 0);
-        gpus += __builtin_popcountll((unsigned long long)num(a, "gpu_mask", 0));
-        hostlist_push(hl, str(a, "node"));
+        cpus += rest_num(a, "cpus", 0);
+        mem += rest_num(a, "mem_mb", 0);
+        gpus += __builtin_popcountll((unsigned long long)rest_num(a, "gpu_mask", 0));
+        hostlist_push(hl, rest_str(a, "node"));
     }
     *nodes = hostlist_ranged_string(hl);
     hostlist_destroy(hl);
@@ -72,23 +61,23 @@ static json_t *allocated(json_t *rec, char **nodes, json_int_t *nnodes)
 
 static json_t *requested(json_t *spec)
 {
-    json_int_t nodes = num(spec, "nodes", 1), tasks = num(spec, "ntasks", 0);
+    json_int_t nodes = rest_num(spec, "nodes", 1), tasks = rest_num(spec, "ntasks", 0);
     if (!tasks)
-        tasks = num(spec, "ntasks_per_node", 1) * nodes;
-    json_int_t cpus = tasks * num(spec, "cpus_per_task", 1);
-    json_int_t mem = num(spec, "mem_per_node_mb", 0) * nodes;
+        tasks = rest_num(spec, "ntasks_per_node", 1) * nodes;
+    json_int_t cpus = tasks * rest_num(spec, "cpus_per_task", 1);
+    json_int_t mem = rest_num(spec, "mem_per_node_mb", 0) * nodes;
     if (!mem)
-        mem = num(spec, "mem_per_cpu_mb", 0) * cpus;
-    json_int_t gpus = num(spec, "gpus", 0);
+        mem = rest_num(spec, "mem_per_cpu_mb", 0) * cpus;
+    json_int_t gpus = rest_num(spec, "gpus", 0);
     if (!gpus)
-        gpus = num(spec, "gpus_per_node", 0) * nodes;
+        gpus = rest_num(spec, "gpus_per_node", 0) * nodes;
     return tres_list(cpus, mem, nodes, gpus);
 }
 
 static json_t *db_time(const struct ctld *c, json_t *rec)
 {
-    json_int_t submit = num(rec, "submit_time", 0), start = num(rec, "start_time", 0);
-    json_int_t end = num(rec, "end_time", 0), limit = num(rec, "time_limit", -1);
+    json_int_t submit = rest_num(rec, "submit_time", 0), start = rest_num(rec, "start_time", 0);
+    json_int_t end = rest_num(rec, "end_time", 0), limit = rest_num(rec, "time_limit", -1);
     json_int_t elapsed = start ? (end ? end : ctld_now()) - start : 0;
     (void)c;
     json_t *cpu = json_pack("{s:i, s:i}", "seconds", 0, "microseconds", 0);
@@ -107,40 +96,40 @@ static json_t *db_job(const struct ctld *c, uint64_t id, const char *text)
     if (!rec)
         return NULL;
     json_t *spec = json_object_get(rec, "spec");
-    const char *state = str(rec, "state");
+    const char *state = rest_str(rec, "state");
     bool ended = strcmp(state, "PENDING") && strcmp(state, "RUNNING") && strcmp(state, "SUSPENDED");
-    struct group *gr = getgrgid((gid_t)num(rec, "gid", 0));
+    struct group *gr = getgrgid((gid_t)rest_num(rec, "gid", 0));
     char gid[24], *nodes = NULL;
-    snprintf(gid, sizeof gid, "%lld", (long long)num(rec, "gid", 0));
+    snprintf(gid, sizeof gid, "%lld", (long long)rest_num(rec, "gid", 0));
     json_int_t nnodes = 0;
     json_t *alloc = allocated(rec, &nodes, &nnodes);
     json_t *o = json_pack("{s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:{s:[s], s:s}}",
-                          "job_id", (json_int_t)id, "name", str(rec, "name"), "user",
-                          str(rec, "user_name"), "group", gr ? gr->gr_name : gid, "account",
-                          str(spec, "account"), "partition", str(rec, "partition"), "qos",
-                          *str(spec, "qos") ? str(spec, "qos") : "normal", "cluster",
+                          "job_id", (json_int_t)id, "name", rest_str(rec, "name"), "user",
+                          rest_str(rec, "user_name"), "group", gr ? gr->gr_name : gid, "account",
+                          rest_str(spec, "account"), "partition", rest_str(rec, "partition"), "qos",
+                          *rest_str(spec, "qos") ? rest_str(spec, "qos") : "normal", "cluster",
                           c->conf->cluster_name, "nodes", *nodes ? nodes : "None assigned",
                           "allocation_nodes", nnodes, "state", "current", state, "reason",
-                          *str(rec, "reason") ? str(rec, "reason") : "None");
+                          *rest_str(rec, "reason") ? rest_str(rec, "reason") : "None");
     free(nodes);
     json_object_set_new(o, "time", db_time(c, rec));
-    json_object_set_new(o, "exit_code", rest_exit_code(ended, (int)num(rec, "exit_code", 0),
-                                                       (int)num(rec, "exit_signal", 0)));
+    json_object_set_new(o, "exit_code", rest_exit_code(ended, (int)rest_num(rec, "exit_code", 0),
+                                                       (int)rest_num(rec, "exit_signal", 0)));
     json_object_set_new(o, "derived_exit_code",
-                        rest_exit_code(ended, (int)num(rec, "exit_code", 0), 0));
+                        rest_exit_code(ended, (int)rest_num(rec, "exit_code", 0), 0));
     json_object_set_new(o, "tres", json_pack("{s:o, s:o}", "requested", requested(spec),
                                              "allocated", alloc));
     json_object_set_new(o, "association",
-                        json_pack("{s:s, s:s, s:s, s:s}", "account", str(spec, "account"),
+                        json_pack("{s:s, s:s, s:s, s:s}", "account", rest_str(spec, "account"),
                                   "cluster", c->conf->cluster_name, "partition",
-                                  str(rec, "partition"), "user", str(rec, "user_name")));
-    json_object_set_new(o, "working_directory", json_string(str(spec, "work_dir")));
-    json_object_set_new(o, "submit_line", json_string(str(spec, "command")));
-    json_object_set_new(o, "comment", json_pack("{s:s, s:s, s:s}", "job", str(spec, "comment"),
+                                  rest_str(rec, "partition"), "user", rest_str(rec, "user_name")));
+    json_object_set_new(o, "working_directory", json_string(rest_str(spec, "work_dir")));
+    json_object_set_new(o, "submit_line", json_string(rest_str(spec, "command")));
+    json_object_set_new(o, "comment", json_pack("{s:s, s:s, s:s}", "job", rest_str(spec, "comment"),
                                                 "administrator", "", "system", ""));
     json_object_set_new(o, "hold", json_boolean(json_is_true(json_object_get(rec, "held_user")) ||
                                                 json_is_true(json_object_get(rec, "held_admin"))));
-    json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", str(spec, "wckey"),
+    json_object_set_new(o, "wckey", json_pack("{s:s, s:[]}", "wckey", rest_str(spec, "wckey"),
                                               "flags"));
     json_object_set_new(o, "steps", json_array());
     json_object_set_new(o, "flags", json_array());

@@ -12,29 +12,17 @@
 #include "ctld/rest.h"
 #include "ctld/rest_int.h"
 
-static json_int_t num(json_t *o, const char *key, json_int_t dflt)
-{
-    json_t *v = json_object_get(o, key);
-    return json_is_integer(v) ? json_integer_value(v) : dflt;
-}
-
-static const char *str(json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s ? s : "";
-}
-
 static void set_str(json_t *to, const char *key, json_t *from, const char *from_key)
 {
-    json_object_set_new(to, key, json_string(str(from, from_key)));
+    json_object_set_new(to, key, json_string(rest_str(from, from_key)));
 }
 
 /* The job's GPUs as a TRES request ("gres/gpu:a100:2"): per node or per job. */
 static void gpu_tres(json_t *to, json_t *j)
 {
     char buf[96];
-    const char *type = str(j, "gpu_type");
-    json_int_t per_node = num(j, "gpus_per_node", 0), total = num(j, "gpus", 0);
+    const char *type = rest_str(j, "gpu_type");
+    json_int_t per_node = rest_num(j, "gpus_per_node", 0), total = rest_num(j, "gpus", 0);
     json_int_t n = per_node ? per_node : total;
     if (*type)
         snprintf(buf, sizeof buf, "gres/gpu:%s:%lld", type, (long long)n);
@@ -48,13 +36,13 @@ static void gpu_tres(json_t *to, json_t *j)
  * asked for (or holds, for alloc). */
 static void tres_strs(json_t *to, json_t *j, bool holds)
 {
-    json_int_t nodes = num(j, "num_nodes", 1), cpus = num(j, "num_cpus", 0);
-    json_int_t mem = num(j, "mem_per_node_mb", 0) * nodes;
+    json_int_t nodes = rest_num(j, "num_nodes", 1), cpus = rest_num(j, "num_cpus", 0);
+    json_int_t mem = rest_num(j, "mem_per_node_mb", 0) * nodes;
     if (!mem)
-        mem = num(j, "mem_per_cpu_mb", 0) * cpus;
-    json_int_t gpus = num(j, "gpus", 0);
+        mem = rest_num(j, "mem_per_cpu_mb", 0) * cpus;
+    json_int_t gpus = rest_num(j, "gpus", 0);
     if (!gpus)
-        gpus = num(j, "gpus_per_node", 0) * nodes;
+        gpus = rest_num(j, "gpus_per_node", 0) * nodes;
     char buf[256];
     int n = snprintf(buf, sizeof buf, "cpu=%lld,mem=%lldM,node=%lld,billing=%lld",
                      (long long)cpus, (long long)mem, (long long)nodes, (long long)cpus);
@@ -66,23 +54,23 @@ static void tres_strs(json_t *to, json_t *j, bool holds)
 
 static json_t *mem_noval(json_t *j, const char *key)
 {
-    json_int_t v = num(j, key, 0);
+    json_int_t v = rest_num(j, key, 0);
     return v ? rest_noval(v) : rest_noval_unset();
 }
 
 /* Times and the array's ids. */
 static void times(json_t *o, json_t *j)
 {
-    json_int_t submit = num(j, "submit_time", 0), begin = num(j, "begin_time", 0);
+    json_int_t submit = rest_num(j, "submit_time", 0), begin = rest_num(j, "begin_time", 0);
     json_object_set_new(o, "submit_time", rest_noval_time(submit));
     json_object_set_new(o, "eligible_time", rest_noval_time(begin > submit ? begin : submit));
     json_object_set_new(o, "accrue_time", rest_noval_time(begin > submit ? begin : submit));
-    json_object_set_new(o, "start_time", rest_noval_time(num(j, "start_time", 0)));
-    json_object_set_new(o, "end_time", rest_noval_time(num(j, "end_time", 0)));
-    json_object_set_new(o, "suspend_time", rest_noval_time(num(j, "suspend_time", 0)));
-    json_object_set_new(o, "time_limit", rest_noval_minutes(num(j, "time_limit", -1)));
-    json_object_set_new(o, "deadline", rest_noval_time(num(j, "deadline", 0)));
-    json_int_t aid = num(j, "array_job_id", 0), tid = num(j, "array_task_id", -1);
+    json_object_set_new(o, "start_time", rest_noval_time(rest_num(j, "start_time", 0)));
+    json_object_set_new(o, "end_time", rest_noval_time(rest_num(j, "end_time", 0)));
+    json_object_set_new(o, "suspend_time", rest_noval_time(rest_num(j, "suspend_time", 0)));
+    json_object_set_new(o, "time_limit", rest_noval_minutes(rest_num(j, "time_limit", -1)));
+    json_object_set_new(o, "deadline", rest_noval_time(rest_num(j, "deadline", 0)));
+    json_int_t aid = rest_num(j, "array_job_id", 0), tid = rest_num(j, "array_task_id", -1);
     json_object_set_new(o, "array_job_id", rest_noval(aid));
     json_object_set_new(o, "array_task_id", aid && tid >= 0 ? rest_noval(tid) : rest_noval_unset());
     set_str(o, "array_task_string", j, "array_task_str");
@@ -90,15 +78,15 @@ static void times(json_t *o, json_t *j)
 
 json_t *rest_job_info(const struct ctld *c, json_t *j)
 {
-    const char *state = str(j, "state");
+    const char *state = rest_str(j, "state");
     bool pending = !strcmp(state, "PENDING"), running = !strcmp(state, "RUNNING");
     bool ended = !pending && !running && strcmp(state, "SUSPENDED") != 0;
-    struct group *gr = getgrgid((gid_t)num(j, "group_id", 0));
+    struct group *gr = getgrgid((gid_t)rest_num(j, "group_id", 0));
     json_t *o = json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:[s], s:s, s:s}", "job_id",
-                          num(j, "job_id", 0), "name", str(j, "name"), "user_id",
-                          num(j, "user_id", 0), "user_name", str(j, "user_name"), "group_id",
-                          num(j, "group_id", 0), "group_name", gr ? gr->gr_name : "",
-                          "job_state", state, "partition", str(j, "partition"), "cluster",
+                          rest_num(j, "job_id", 0), "name", rest_str(j, "name"), "user_id",
+                          rest_num(j, "user_id", 0), "user_name", rest_str(j, "user_name"), "group_id",
+                          rest_num(j, "group_id", 0), "group_name", gr ? gr->gr_name : "",
+                          "job_state", state, "partition", rest_str(j, "partition"), "cluster",
                           c->conf->cluster_name);
     set_str(o, "account", j, "account");
     set_str(o, "qos", j, "qos");
@@ -123,17 +111,17 @@ json_t *rest_job_info(const struct ctld *c, json_t *j)
     json_object_set_new(o, "hold", json_boolean(json_is_true(json_object_get(j, "hold")) ||
                                                 json_is_true(json_object_get(j, "held_admin"))));
     json_object_set_new(o, "requeue", json_boolean(json_is_true(json_object_get(j, "requeue"))));
-    json_object_set_new(o, "restart_cnt", json_integer(num(j, "restarts", 0)));
-    json_object_set_new(o, "priority", rest_noval(num(j, "priority", 0)));
-    json_object_set_new(o, "nice", json_integer(num(j, "nice", 0)));
-    json_object_set_new(o, "node_count", rest_noval(num(j, "num_nodes", 1)));
-    json_object_set_new(o, "cpus", rest_noval(num(j, "num_cpus", 0)));
-    json_object_set_new(o, "cpus_per_task", rest_noval(num(j, "cpus_per_task", 1)));
-    json_object_set_new(o, "tasks", rest_noval(num(j, "ntasks", num(j, "num_nodes", 1))));
+    json_object_set_new(o, "restart_cnt", json_integer(rest_num(j, "restarts", 0)));
+    json_object_set_new(o, "priority", rest_noval(rest_num(j, "priority", 0)));
+    json_object_set_new(o, "nice", json_integer(rest_num(j, "nice", 0)));
+    json_object_set_new(o, "node_count", rest_noval(rest_num(j, "num_nodes", 1)));
+    json_object_set_new(o, "cpus", rest_noval(rest_num(j, "num_cpus", 0)));
+    json_object_set_new(o, "cpus_per_task", rest_noval(rest_num(j, "cpus_per_task", 1)));
+    json_object_set_new(o, "tasks", rest_noval(rest_num(j, "ntasks", rest_num(j, "num_nodes", 1))));
     json_object_set_new(o, "memory_per_node", mem_noval(j, "mem_per_node_mb"));
     json_object_set_new(o, "memory_per_cpu", mem_noval(j, "mem_per_cpu_mb"));
-    json_object_set_new(o, "exit_code", rest_exit_code(ended, (int)num(j, "exit_code", 0),
-                                                       (int)num(j, "exit_signal", 0)));
+    json_object_set_new(o, "exit_code", rest_exit_code(ended, (int)rest_num(j, "exit_code", 0),
+                                                       (int)rest_num(j, "exit_signal", 0)));
     times(o, j);
     gpu_tres(o, j);
     tres_strs(o, j, !pending);
