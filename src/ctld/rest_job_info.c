@@ -84,8 +84,8 @@ json_t *rest_job_info(const struct ctld *c, json_t *j)
     struct group *gr = getgrgid((gid_t)rest_num(j, "group_id", 0));
     json_t *o = json_pack("{s:I, s:s, s:I, s:s, s:I, s:s, s:[s], s:s, s:s}", "job_id",
                           rest_num(j, "job_id", 0), "name", rest_str(j, "name"), "user_id",
-                          rest_num(j, "user_id", 0), "user_name", rest_str(j, "user_name"), "group_id",
-                          rest_num(j, "group_id", 0), "group_name", gr ? gr->gr_name : "",
+                          rest_num(j, "user_id", 0), "user_name", rest_str(j, "user_name"),
+                          "group_id", rest_num(j, "group_id", 0), "group_name", gr ? gr->gr_name : "",
                           "job_state", state, "partition", rest_str(j, "partition"), "cluster",
                           c->conf->cluster_name);
     set_str(o, "account", j, "account");
