@@ -31,6 +31,19 @@ def pytest_configure(config):
     signal.signal(signal.SIGTERM, interrupt)
 
 
+@pytest.fixture(autouse=True)
+def tmp_stays_shared():
+    """A test that loosens its parents' modes must not take /tmp's sticky,
+    world-writable bits: every later job that writes there (Open MPI's
+    session directory) would fail. Put /tmp back and fail the test that did it."""
+    before = os.stat("/tmp").st_mode & 0o7777
+    yield
+    after = os.stat("/tmp").st_mode & 0o7777
+    if after != before:
+        os.chmod("/tmp", before)
+        pytest.fail(f"the test changed /tmp's mode from {before:o} to {after:o}")
+
+
 @pytest.fixture(scope="session", autouse=True)
 def herd_bin_snapshot(tmp_path_factory):
     """The binaries as they were when the session began: a rebuild of
