@@ -9,13 +9,12 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/conf_hash.h"
 #include "common/http.h"
 #include "common/slurm_errno.h"
 #include "common/xmalloc.h"
 #include "ctld/api.h"
 #include "ctld/ctld.h"
-
-static const char *const files[] = { "slurm.conf", "gres.conf", "cgroup.conf" };
 
 bool config_served(const struct ctld *c)
 {
@@ -29,51 +28,12 @@ bool config_served(const struct ctld *c)
     return false;
 }
 
-/* FILE beside slurm.conf, whole; NULL when it is not there. */
-static char *read_beside(const char *conf_path, const char *name)
-{
-    const char *slash = strrchr(conf_path, '/');
-    char *path = !strcmp(name, "slurm.conf") ? xstrdup(conf_path)
-               : xasprintf("%.*s/%s", slash ? (int)(slash - conf_path) : 1,
-                           slash ? conf_path : ".", name);
-    FILE *f = fopen(path, "re");
-    free(path);
-    if (!f)
-        return NULL;
-    char *text = NULL;
-    size_t cap = 0;
-    ssize_t n = getdelim(&text, &cap, '\0', f);
-    fclose(f);
-    if (n < 0) {
-        free(text);
-        return NULL;
-    }
-    return text;
-}
-
-static json_t *config_files(const struct ctld *c)
-{
-    json_t *o = json_object();
-    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
-        char *t = read_beside(c->conf->path, files[i]);
-        if (t)
-            json_object_set_new(o, files[i], json_string(t));
-        free(t);
-    }
-    return o;
-}
-
-/* FNV-1a over the files as served: cheap, and only compared for equality. */
 static char *config_hash(const struct ctld *c)
 {
-    json_t *o = config_files(c);
-    char *text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
+    json_t *o = conf_hash_files(c->conf->path);
+    char *h = conf_hash_of(o);
     json_decref(o);
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *p = text ? text : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
-    free(text);
-    return xasprintf("%016llx", (unsigned long long)h);
+    return h;
 }
 
 void config_hash_refresh(struct ctld *c)
@@ -90,7 +50,7 @@ void api_config(struct http_req *r)
                          "controller (SlurmctldParameters=enable_configless)");
         return;
     }
-    json_t *o = config_files(c);
+    json_t *o = conf_hash_files(c->conf->path);
     if (!json_object_get(o, "slurm.conf")) {
         json_decref(o);
         http_reply_error(r, 500, SLURM_ERROR, "cannot read %s", c->conf->path);

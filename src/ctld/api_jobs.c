@@ -468,9 +468,10 @@ void api_cancel_many(struct http_req *r)
 void api_ping(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    /* scontrol show config prints NEXT_JOB_ID and BOOT_TIME from here */
-    http_reply(r, 200, json_pack("{s:s, s:I, s:I}", "cluster", c->conf->cluster_name, "next_job_id",
-                                 (json_int_t)c->next_job_id, "boot_time",
-                                 (json_int_t)c->boot_time));
+    /* scontrol show config prints NEXT_JOB_ID and BOOT_TIME from here; herd
+     * doctor compares "now" with its own clock (MUNGE credentials expire) */
+    http_reply(r, 200, json_pack("{s:s, s:I, s:I, s:I}", "cluster", c->conf->cluster_name,
+                                 "next_job_id", (json_int_t)c->next_job_id, "boot_time",
+                                 (json_int_t)c->boot_time, "now", (json_int_t)ctld_now()));
 }
 
