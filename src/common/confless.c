@@ -136,6 +136,7 @@ int confless_fetch(const char *host, int port, const char *munge_socket, const c
     http_call(base, munge_socket, host, port, "GET", "/v1/config", NULL, FETCH_TIMEOUT_S,
               fetched, &f);
     event_base_dispatch(base);
+    http_calls_settle(f.base);
     auth_async_release(base);
     event_base_free(base);
     const char *why = json_string_value(json_object_get(f.body, "error"));
