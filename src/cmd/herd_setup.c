@@ -97,11 +97,14 @@ static int take_opt(int c, struct setup_opts *o)
         return O_NODE;
     case 'p':
         o->port = (int)strtol(optarg, &end, 10);
-        if (*end || o->port < 1 || o->port > 65535)
-            return usage_error("--port wants a port number, 1 to 65535"), -1;
+        if (*end || o->port < 1 || o->port > 65535) {
+            usage_error("--port wants a port number, 1 to 65535");
+            return -1;
+        }
         return O_PORT;
     default:
-        return usage_error(NULL), -1;
+        usage_error(NULL);
+        return -1;
     }
 }
 
@@ -156,10 +159,13 @@ int cmd_herd_setup(int argc, char **argv)
     int c, rc = -1;
     optind = 1;
     while (rc == -1 && (c = getopt_long(argc, argv, "N:h", opts, NULL)) != -1) {
-        int bit = c == 'h' ? 0 : take_opt(c, &o);
-        if (c == 'h')
-            rc = (fputs(usage_text, stdout), 0);
-        else if (bit < 0)
+        if (c == 'h') {
+            fputs(usage_text, stdout);
+            rc = 0;
+            break;
+        }
+        int bit = take_opt(c, &o);
+        if (bit < 0)
             rc = 1;
         else
             given |= (unsigned)bit;
