@@ -117,15 +117,8 @@ int setup_login(const struct setup_opts *o)
     int port;
     if (server_of(o, "login", ctld, sizeof ctld, &port) < 0 || host_key(o, ctld) < 0)
         return 1;
-    /* /run/herd is the package's (tmpfiles.d); under a bare --root it is
-     * made here, as the fetch makes only its own directory */
-    char *run = setup_path(o, "/run/herd");
-    int rc = setup_mkdir(run, 0755, (uid_t)-1, (gid_t)-1);
-    free(run);
-    if (rc < 0)
-        return 1;
     char *cache = setup_path(o, CONFLESS_CACHE);
-    rc = confless_fetch(ctld, port, NULL, cache, hash, sizeof hash, err, sizeof err);
+    int rc = confless_fetch(ctld, port, NULL, cache, hash, sizeof hash, err, sizeof err);
     if (rc < 0)
         fprintf(stderr, "herd setup login: %s\n", err);
     else

@@ -102,9 +102,26 @@ static int write_file(const char *dir, const char *name, const char *text)
     return rc;
 }
 
+/* dir and its missing parents (/run/herd/conf on a host without the
+ * package's tmpfiles.d entry), 0755. */
+static int mkdirs(const char *dir)
+{
+    char *p = xstrdup(dir);
+    int rc = 0;
+    for (char *s = p + 1; rc == 0 && (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+        *s = '/';
+    }
+    if (rc == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
+        rc = -1;
+    free(p);
+    return rc;
+}
+
 static int store(const char *dir, const json_t *got, char *err, size_t errlen)
 {
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+    if (mkdirs(dir) < 0) {
         snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
