@@ -172,7 +172,9 @@ static void next_steps(const struct conf *c, const char *host, const char *key)
     printf("  herd setup login --conf-server %s:%d\n", c->ctld_host, c->ctld_port);
     printf("\nTo add a node later: the same as for a GPU server (herd setup node there, its\n"
            "NodeName line into %s here, systemctl restart herdctld here:\n"
-           "a reconfigure does not add nodes).\n", SETUP_SLURM_CONF);
+           "a reconfigure does not add nodes).\n"
+           "\nOn any host, `herd doctor` says what is wrong with it, if anything.\n",
+           SETUP_SLURM_CONF);
 }
 
 /* The file as herd reads it: the directories and the steps. 0 or -1. */

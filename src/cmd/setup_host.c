@@ -95,7 +95,8 @@ int setup_node(const struct setup_opts *o)
            "(the partitions with Nodes=ALL take it in), then\n"
            "  systemctl restart herdctld\n"
            "(a reconfigure does not add nodes). Then here, as root:\n"
-           "  systemctl enable --now munge herdd\n",
+           "  systemctl enable --now munge herdd\n"
+           "and `herd doctor` to check this host against the controller.\n",
            line, ctld, SETUP_SLURM_CONF);
     free(line);
     return 0;
