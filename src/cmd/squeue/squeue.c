@@ -21,6 +21,8 @@
 enum { OPT_ME = 0x100, OPT_HELP, OPT_USAGE, OPT_START, OPT_JSON, OPT_NOCONVERT, OPT_ONLY_STATE };
 
 static const struct option squeue_options[] = {
+    {"account", required_argument, NULL, 'A'},
+    {"accounts", required_argument, NULL, 'A'},
     {"all", no_argument, NULL, 'a'},
     {"array", no_argument, NULL, 'r'},
     {"format", required_argument, NULL, 'o'},
@@ -38,7 +40,9 @@ static const struct option squeue_options[] = {
     {"only-job-state", no_argument, NULL, OPT_ONLY_STATE},
     {"partition", required_argument, NULL, 'p'},
     {"partitions", required_argument, NULL, 'p'},
+    {"qos", required_argument, NULL, 'q'},
     {"reservation", required_argument, NULL, 'R'},
+    {"sort", required_argument, NULL, 'S'},
     {"start", no_argument, NULL, OPT_START},
     {"states", required_argument, NULL, 't'},
     {"steps", optional_argument, NULL, 's'},
@@ -51,8 +55,9 @@ static const struct option squeue_options[] = {
 
 static void squeue_usage(void)
 {
-    printf("Usage: squeue [-a] [-h] [-l] [-r] [-j jobs] [-n names] [-o format] [-O fields]\n"
-           "              [-p partitions] [-R reservation] [-s [steps]] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
+    printf("Usage: squeue [-a] [-h] [-l] [-r] [-A accounts] [-j jobs] [-n names] [-o format]\n"
+           "              [-O fields] [-p partitions] [-q qos] [-R reservation] [-s [steps]]\n"
+           "              [-S sort] [-t states] [-u users] [--me] [--start] [-w nodes]\n"
            "              [--json] [--noconvert] [--only-job-state] [-v]\n");
 }
 
@@ -135,6 +140,9 @@ static int squeue_option(struct squeue_opts *o, int c, bool *jobs_flag)
     case OPT_NOCONVERT: o->noconvert = true; return 0;
     case 'n': strlist_split_raw(&o->names, optarg); return 0;
     case 'p': strlist_split(&o->parts, optarg); return 0;
+    case 'A': strlist_split(&o->accounts, optarg); return 0;
+    case 'q': strlist_split(&o->qos, optarg); return 0;
+    case 'S': squeue_sort_parse(o, optarg); return 0;
     case 'R': o->resv = optarg; return 0;
     case 't': return squeue_add_states(o, optarg);
     case 'u': return squeue_add_users(o, optarg);
@@ -168,7 +176,7 @@ static int squeue_parse(int argc, char **argv, struct squeue_opts *o)
     bool jobs_flag = false;
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "ahj::ln:o:O:p:rR:s::t:u:vw:", squeue_options, NULL)) != -1)
+    while ((c = getopt_long(argc, argv, "A:ahj::ln:o:O:p:q:rR:S:s::t:u:vw:", squeue_options, NULL)) != -1)
         if (squeue_option(o, c, &jobs_flag) < 0)
             return -1;
     if (optind < argc && jobs_flag && squeue_add_jobs(o, argv[optind++]) < 0)
@@ -241,9 +249,13 @@ static char *squeue_path(const struct squeue_opts *o)
                            o->jobs.n == 1 ? "&ids=" : "", one);
     struct fmt *f = o->json ? NULL : squeue_format(o, PROG);
     char *fields = squeue_fields_param(f);
-    /* -R filters here, on a field the format may not show */
-    char *full = xasprintf("%s&fields=%s%s", path, fields,
-                           o->resv && !o->json ? ",reservation" : "");
+    /* -R, -A, -q filter and -S sorts here, on fields the format may not show */
+    char *sort = squeue_sort_fields(o);
+    char *full = xasprintf("%s&fields=%s%s%s%s%s", path, fields,
+                           o->resv && !o->json ? ",reservation" : "",
+                           o->accounts.n && !o->json ? ",account" : "",
+                           o->qos.n && !o->json ? ",qos" : "", o->json ? "" : sort);
+    free(sort);
     fmt_destroy(f);
     free(fields);
     free(path);

@@ -21,6 +21,14 @@
 
 struct hostlist;
 
+#define SQUEUE_MAX_SORT 16
+
+struct squeue_sort {
+    enum sq_key key;
+    bool number;               /* compared as a number, else as text */
+    bool desc;
+};
+
 struct squeue_opts {
     const char *format;        /* NULL: SQUEUE_FORMAT or, with long_list, _LONG */
     bool long_list;            /* -l: the date line first and the long format */
@@ -42,6 +50,10 @@ struct squeue_opts {
     bool json;                 /* --json */
     bool steps;                /* -s: the running jobs' steps */
     struct strlist step_list;  /* -s=12.0,13.batch: only these */
+    struct strlist accounts;   /* -A */
+    struct strlist qos;        /* -q */
+    struct squeue_sort sort[SQUEUE_MAX_SORT];   /* -S; none: Slurm's "P,t,-p" */
+    int nsort;
 };
 
 /* What the field functions get as ctx besides the job. */
@@ -66,6 +78,13 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o);
 #define SQUEUE_CODE_MEM_PER_TRES '\x08'
 #define SQUEUE_CODE_GPU_IDLE '\x09'
 #define SQUEUE_CODE_GPU_UTIL '\x0a'
+
+/* squeue_sort.c: -S LIST into o->sort; the fields it reads (",k1,k2", to
+ * append to the fields asked for; caller frees); the order it gives. */
+void squeue_sort_parse(struct squeue_opts *o, const char *spec);
+char *squeue_sort_fields(const struct squeue_opts *o);
+int squeue_sort_cmp(const struct sq_row *x, const struct sq_row *y,
+                    const struct squeue_opts *o);
 
 /* The format the options ask for (NULL: an error was printed). */
 struct fmt *squeue_format(const struct squeue_opts *o, const char *prog);

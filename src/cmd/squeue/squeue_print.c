@@ -13,6 +13,8 @@ void squeue_opts_clear(struct squeue_opts *o)
     strlist_clear(&o->states);
     strlist_clear(&o->jobs);
     strlist_clear(&o->parts);
+    strlist_clear(&o->accounts);
+    strlist_clear(&o->qos);
     strlist_clear(&o->names);
     strlist_clear(&o->step_list);
     free(o->uids);
@@ -80,6 +82,10 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
     if (o->names.n && !strlist_has(&o->names, sq_str(job, SQ_NAME, ""), true))
         return false;
     if (o->resv && strcmp(o->resv, sq_str(job, SQ_RESERVATION, "")))
+        return false;
+    if (o->accounts.n && !strlist_has(&o->accounts, sq_str(job, SQ_ACCOUNT, ""), true))
+        return false;
+    if (o->qos.n && !strlist_has(&o->qos, sq_str(job, SQ_QOS, ""), true))
         return false;
     return true;
 }
@@ -204,6 +210,12 @@ static int squeue_cmp_start(const void *a, const void *b)
     return squeue_cmp(a, b);
 }
 
+static int squeue_cmp_given(const void *a, const void *b, void *o)
+{
+    return squeue_sort_cmp(((const struct sort_item *)a)->job, ((const struct sort_item *)b)->job,
+                           o);
+}
+
 /* Slurm 22.05's print_date: "Wed Dec 02 18:40:01 2026" (the day with its
  * zero, unlike ctime). */
 static void squeue_print_date(struct fmt_out *out, int64_t now)
@@ -243,7 +255,10 @@ int squeue_print(FILE *out, struct sq_rows *jobs, const struct squeue_opts *o,
             list[n++] = sort_item(&jobs->rows[i]);
     sort_ranks(list, n, false);
     sort_ranks(list, n, true);
-    qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
+    if (o->nsort)
+        qsort_r(list, n, sizeof *list, squeue_cmp_given, (void *)o);
+    else
+        qsort(list, n, sizeof *list, o->start ? squeue_cmp_start : squeue_cmp);
     struct fmt_out fo;
     fmt_out_init(&fo, out);
     if (o->long_list && !o->noheader)
