@@ -159,3 +159,30 @@ def test_squeue_json(cluster, jobs):
     assert held["name"] == "fmtjob" and held["partition"] == "debug"
     assert run["job_state"] == "RUNNING" and run["nodes"] == cluster.field(jobs["run"], "%N")
     assert by_id[jobs["other"]]["user_name"] == "herdtest1"
+
+
+def test_squeue_sort(cluster, jobs):
+    """-S as Slurm's: codes or -O names, '-' for descending, equal keys in
+    job id order."""
+    ids = [jobs["held"], jobs["run"], jobs["other"]]
+    mine = [str(i) for i in ids]
+
+    def order(*args):
+        out = cluster.run(["squeue", "-h", "-o", "%i"] + list(args)).stdout.split()
+        return [i for i in out if i in mine]
+    assert order("-S", "i") == mine
+    assert order("--sort=-i") == mine[::-1]
+    # names: fmtjob < longjobname123 < otherusr
+    assert order("-S", "j") == [mine[0], mine[1], mine[2]]
+    assert order("-S", "-Name") == [mine[2], mine[1], mine[0]]
+    # state first (PENDING before RUNNING by name), then id descending
+    assert order("-S", "t,-i") == [mine[2], mine[0], mine[1]]
+
+
+def test_squeue_account_and_qos_filters(cluster, jobs):
+    acct = cluster.run(["squeue", "-h", "-j", str(jobs["held"]), "-o", "%a"]).stdout.strip()
+    qos = cluster.run(["squeue", "-h", "-j", str(jobs["held"]), "-o", "%q"]).stdout.strip()
+    shown = cluster.run(["squeue", "-h", "-A", acct, "-q", qos, "-o", "%i"]).stdout.split()
+    assert str(jobs["held"]) in shown
+    none = cluster.run(["squeue", "-h", "--account=no_such_acct", "-o", "%i"]).stdout.split()
+    assert none == []
