@@ -141,7 +141,7 @@ deps:
 test: deps
 	$(MAKE) SAN=1 all unit-build
 	@scripts/run-unit.sh build/asan/tests
-	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q tests/integration
+	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q --durations=25 tests/integration
 
 unit: deps
 	$(MAKE) SAN=1 all unit-build
@@ -149,7 +149,7 @@ unit: deps
 
 integration: deps
 	$(MAKE) SAN=1 all
-	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q tests/integration
+	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q --durations=25 tests/integration
 
 demo: deps
 	$(MAKE) all
