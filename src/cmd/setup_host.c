@@ -47,6 +47,12 @@ static int host_key(const struct setup_opts *o, const char *ctld)
     int rc = setup_munge_check(key);
     if (rc == 1)
         setup_munge_copy_hint(ctld, key);
+    else if (rc == 0)
+        /* Debian's munge package makes a key of its own at install: one
+         * being there says nothing of whether it is the controller's */
+        printf("%s must be the controller's (Debian's munge package makes a new one at "
+               "install); if it is not, copy it from %s and restart munge. herd doctor "
+               "checks it against the controller.\n", key, ctld);
     free(key);
     return rc == 0 ? 0 : -1;
 }

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "client/selfpath.h"
 #include "common/xmalloc.h"
 
 void setup_short_host(char *buf, size_t n)
@@ -18,31 +19,9 @@ void setup_short_host(char *buf, size_t n)
     buf[strcspn(buf, ".")] = '\0';
 }
 
-/* herdd beside this herd (a build tree), else in ../sbin (installed). */
-static char *herdd_path(void)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return xstrdup("herdd");
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    char *p = xasprintf("%s/herdd", exe);
-    if (access(p, X_OK) == 0)
-        return p;
-    free(p);
-    p = xasprintf("%s/../sbin/herdd", exe);
-    if (access(p, X_OK) == 0)
-        return p;
-    free(p);
-    return xstrdup("herdd");
-}
-
 char *setup_node_line(const char *name)
 {
-    char *path = herdd_path();
+    char *path = self_sibling("herdd");
     int fds[2];
     if (pipe(fds) < 0) {
         fprintf(stderr, "herd: cannot run herdd -C: %s\n", strerror(errno));

@@ -26,6 +26,7 @@
 #include "common/xmalloc.h"
 #include "up/cluster.h"
 #include "up/netns.h"
+#include "client/selfpath.h"
 #include "up/uts.h"
 #include "up/up.h"
 #include "client/clock.h"
@@ -198,35 +199,6 @@ static int up_dir_prepare(struct up_opts *o)
     return 0;
 }
 
-static char *bin_dir(void)
-{
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n <= 0)
-        return xstrdup(".");
-    exe[n] = '\0';
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
-    return xstrdup(exe);
-}
-
-/* herdctld and herdd: beside herd in a build tree, in ../sbin once
- * installed (make install puts the daemons in sbin, as Slurm's packages). */
-static char *daemon_path(const char *bindir, const char *prog)
-{
-    char *p = xasprintf("%s/%s", bindir, prog);
-    if (access(p, X_OK) == 0)
-        return p;
-    char *sbin = xasprintf("%s/../sbin/%s", bindir, prog);
-    if (access(sbin, X_OK) == 0) {
-        free(p);
-        return sbin;
-    }
-    free(sbin);
-    return p;
-}
-
 static const char *token_value(const char *line, const char *key)
 {
     size_t klen = strlen(key);
@@ -243,9 +215,9 @@ static char *token_copy(const char *v)
 
 /* CPUs=, RealMemory= and Gres= of this machine, as `herdd -C` sees them;
  * what the CPU count and memory say when herdd cannot tell. */
-static char *local_node_shape(const struct up_opts *o, const char *bindir)
+static char *local_node_shape(const struct up_opts *o)
 {
-    char *bin = daemon_path(bindir, "herdd"), *out = xasprintf("%s/run/herdd-C.out", o->dir);
+    char *bin = self_sibling("herdd"), *out = xasprintf("%s/run/herdd-C.out", o->dir);
     char *argv[] = {bin, "-C", NULL};
     char line[4096] = "";
     if (cluster_spawn_wait(argv, out, 30) == 0) {
@@ -274,14 +246,14 @@ static char *local_node_shape(const struct up_opts *o, const char *bindir)
 }
 
 /* base: the first three octets of the --netns subnet, else NULL (loopback). */
-static void conf_add_nodes(struct lines *l, const struct up_opts *o, const char *bindir,
+static void conf_add_nodes(struct lines *l, const struct up_opts *o,
                            const int *ports, const char *base)
 {
     if (o->nodes == 0) {
         char host[256] = "localhost";
         gethostname(host, sizeof host - 1);
         host[strcspn(host, ".")] = '\0';
-        char *shape = local_node_shape(o, bindir);
+        char *shape = local_node_shape(o);
         lines_insert(l, l->n, xasprintf("NodeName=%s NodeAddr=127.0.0.1 Port=%d %s State=UNKNOWN",
                                         host, ports[1], shape));
         free(shape);
@@ -432,7 +404,7 @@ static int conf_write(const struct up_opts *o, const char *path, const char *mun
         return -1;
     }
     struct lines l = {0};
-    char *bindir = bin_dir(), *ctld = ctld_host(o->netns ? base : NULL);
+    char *ctld = ctld_host(o->netns ? base : NULL);
     conf_add_globals(&l, o->dir, ports[0], munge, ctld);
     free(ctld);
     char *jwt_key = xasprintf("%s/jwt_hs256.key", o->dir);
@@ -444,14 +416,13 @@ static int conf_write(const struct up_opts *o, const char *path, const char *mun
         conf_apply_set(&l, nglobal, o->sets[i]);
         nglobal = l.n;
     }
-    conf_add_nodes(&l, o, bindir, ports, o->netns ? base : NULL);
+    conf_add_nodes(&l, o, ports, o->netns ? base : NULL);
     lines_insert(&l, l.n, xstrdup("PartitionName=debug Nodes=ALL Default=YES "
                                   "MaxTime=UNLIMITED State=UP"));
     int rc = conf_write_file(path, &l);
     if (rc == 0)
         fprintf(stderr, "herd: wrote %s (%d node%s)\n", path, n, n == 1 ? "" : "s");
     lines_clear(&l);
-    free(bindir);
     free(ports);
     return rc;
 }
@@ -497,7 +468,7 @@ static int (*node_hook(const struct up_opts *o, const char *node))(void *)
 }
 
 /* node: NULL for the controller. */
-static int daemon_start(const char *bindir, const char *prog, const char *conf_path,
+static int daemon_start(const char *prog, const char *conf_path,
                         const char *node, const char *pidfile, const char *logfile,
                         const struct up_opts *o)
 {
@@ -508,7 +479,7 @@ static int daemon_start(const char *bindir, const char *prog, const char *conf_p
         fprintf(stderr, "herd: %s already running (pid %d)\n", what, (int)pid);
         return 0;
     }
-    char *bin = daemon_path(bindir, prog);
+    char *bin = self_sibling(prog);
     char *errfile = xasprintf("%s/log/%s%s%s.start", dir, prog, node ? "-" : "", node ? node : "");
     char *argv[] = {bin, "-f", (char *)conf_path, node ? "-N" : NULL, (char *)node, NULL};
     struct enter_arg ea = {dir, node};
@@ -550,8 +521,7 @@ static void node_logs_private(const char *dir, const char *node, const char *log
 
 static int daemons_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
-    char *bindir = bin_dir();
-    int rc = daemon_start(bindir, "herdctld", path, NULL, c->pid_file_ctld, c->log_file_ctld, o);
+    int rc = daemon_start("herdctld", path, NULL, c->pid_file_ctld, c->log_file_ctld, o);
     for (size_t i = 0; rc == 0 && i < c->nnodes; i++) {
         const char *name = c->nodes[i].name;
         char *pid = c->pid_file_d ? conf_expand_node(c->pid_file_d, name) : NULL;
@@ -562,10 +532,9 @@ static int daemons_start(const struct up_opts *o, const struct conf *c, const ch
         if (cluster_mkdirs(spool, 0711) < 0)
             fprintf(stderr, "herd: warning: %s: %s\n", spool, strerror(errno));
         node_logs_private(o->dir, name, log);
-        rc = daemon_start(bindir, "herdd", path, name, pid, log, o);
+        rc = daemon_start("herdd", path, name, pid, log, o);
         free(pid); free(log); free(spool);
     }
-    free(bindir);
     return rc;
 }
 
