@@ -394,7 +394,8 @@ def make(*args, timeout=600):
     """Runs make in the repository (nice); fails the test with its output."""
     cp = subprocess.run(["nice", "make", "-C", REPO] + list(args), capture_output=True,
                         text=True, timeout=timeout)
-    assert cp.returncode == 0, f"make {' '.join(args)} failed:\n{cp.stdout[-3000:]}\n{cp.stderr[-3000:]}"
+    assert cp.returncode == 0, \
+        f"make {' '.join(args)} failed:\n{cp.stdout[-3000:]}\n{cp.stderr[-3000:]}"
     return cp
 
 
@@ -414,7 +415,8 @@ def netns_unavailable():
     """Why `herd up --netns` cannot run here, or None."""
     if os.geteuid() != 0:
         return "needs root (namespaces, links, mounts)"
-    if not any(os.access(p, os.X_OK) for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")):
+    if not any(os.access(p, os.X_OK)
+               for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")):
         return "needs `ip` (iproute2)"
     if not shutil.which("unshare"):
         return "needs util-linux's unshare to check that namespaces can be made"
