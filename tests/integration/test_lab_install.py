@@ -128,20 +128,20 @@ def lab(tmp_path_factory, users):
     for f in ("usr/bin/herd", "usr/bin/sbatch", "usr/bin/srun", "usr/sbin/herdctld",
               "usr/sbin/herdd"):
         assert os.access(root / f, os.X_OK), f"{f} not installed"
-    saved = helpers.HERD_BIN
-    helpers.HERD_BIN = str(root / "usr/bin")   # base_env's PATH: the installed commands only
-    # an ordinary user's commands are the installed ones, not another
-    # Slurm's further down PATH
-    for cmd in ("srun", "sbatch"):
-        cp = helpers.run(["sh", "-c", f"command -v {cmd}"], user="herdtest1", env=base_env())
-        assert cp.stdout.strip() == str(root / "usr/bin" / cmd), cp.stdout
     c = Cluster(cluster_dir(tmp_path_factory, "lab"), UP)
     c.root = str(root)
     c.agents = {}
     c.pam_services = []
     c.munged2 = None
     problems = []
+    saved = helpers.HERD_BIN
+    helpers.HERD_BIN = str(root / "usr/bin")   # base_env's PATH: the installed commands only
     try:
+        # an ordinary user's commands are the installed ones, not another
+        # Slurm's further down PATH
+        for cmd in ("srun", "sbatch"):
+            cp = helpers.run(["sh", "-c", f"command -v {cmd}"], user="herdtest1", env=base_env())
+            assert cp.stdout.strip() == str(root / "usr/bin" / cmd), cp.stdout
         plant(c)    # the previous release's state, opened at the controller's first start
         c.started = True
         cp = helpers.run([installed(c, "herd"), "up", "-D", c.dir] + UP, env=base_env(),
@@ -160,9 +160,9 @@ def lab(tmp_path_factory, users):
             # herd down finds the configless agents by the pid files their
             # fetched slurm.conf names, as herd up's own
             cp = c.down()
-            gone = [n for n, (pid, _) in c.agents.items() if pid_alive(pid)]
-            if gone:
-                problems.append(f"configless agents of {gone} still run after herd down:\n"
+            running = [n for n, (pid, _) in c.agents.items() if pid_alive(pid)]
+            if running:
+                problems.append(f"configless agents of {running} still run after herd down:\n"
                                 + cp.stderr)
             elif c.agents and f"stopped {len(c.agents)} node agent" not in cp.stderr:
                 problems.append("herd down did not say it stopped the node agents:\n" + cp.stderr)
