@@ -24,7 +24,8 @@ import pytest
 
 import helpers
 from helpers import (Cluster, base_env, cluster_dir, conf_value, install_tree, netns_unavailable,
-                     network_left, open_dir, pid_alive, read, scrub_network, wait_for)
+                     network_left, open_dir, pid_alive, read, scrub_network, wait_file,
+                     wait_for)
 from test_pam_adopt import RECORD, cgroups_usable
 from test_upgrade import fixture_kept, plant
 
@@ -265,10 +266,13 @@ def test_pam_refuses_without_job_admits_and_adopts_with_one(lab, tmp_path):
     if not cgroups_usable():
         pytest.skip("this machine has no usable cgroup controller: no job cgroup to adopt into")
     open_dir(tmp_path)
-    job = lab.sbatch(["-w", node, "-t", "5", "-o", "/dev/null"], user="herdtest1",
-                     cwd=str(tmp_path), script="#!/bin/sh\nsleep 300\n")
+    out = os.path.join(str(tmp_path), "job.out")
+    job = lab.sbatch(["-w", node, "-t", "5", "-o", out], user="herdtest1",
+                     cwd=str(tmp_path), script="#!/bin/sh\necho started\nexec sleep 300\n")
     try:
         lab.wait_state(job, "RUNNING", timeout=30)
+        # RUNNING is the controller's word: the node has the job once its script runs
+        wait_file(out, timeout=30, contains="started")
         rec, left = (os.path.join(lab.dir, f"{k}-herdtest1") for k in ("cgroup", "left"))
         cp = pamtester(lab, node, service, "herdtest1")
         assert cp.returncode == 0, cp.stdout + cp.stderr
