@@ -11,7 +11,9 @@
 #undef HERD_CMD
 
 int cmd_herd_why(int argc, char **argv);   /* herd why JOBID */
-int cmd_herd_web_url(int argc, char **argv);
-int cmd_herd_conf_fetch(int argc, char **argv);   /* herd conf-fetch: configless login hosts */   /* herd web-url: a dashboard login link */
+int cmd_herd_web_url(int argc, char **argv);   /* herd web-url: a dashboard login link */
+int cmd_herd_conf_fetch(int argc, char **argv);   /* herd conf-fetch: configless login hosts */
+int cmd_herd_setup(int argc, char **argv);   /* herd setup controller|node|login */
+int cmd_herd_doctor(int argc, char **argv);   /* herd doctor: check a host */
 
 #endif

@@ -51,6 +51,9 @@ static const struct herd_cmd herd_cmds[] = {
     {"down", cmd_herd_down, "stop a local cluster (herd down -D DIR)"},
     {"why", cmd_herd_why, "why a job waits, in words (herd why JOBID)"},
     {"conf-fetch", cmd_herd_conf_fetch, "fetch the configuration from a configless controller"},
+    {"setup", cmd_herd_setup, "make this host a controller, node or login host (--help)"},
+    {"doctor", cmd_herd_doctor, "check this host: MUNGE, controller, clock, config, cgroups, "
+                                "NVML, ports"},
     {"web-url", cmd_herd_web_url, "a link that logs you into the dashboard (auth/jwt)"},
     {NULL, NULL, NULL},
 };

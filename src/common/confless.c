@@ -102,9 +102,26 @@ static int write_file(const char *dir, const char *name, const char *text)
     return rc;
 }
 
+/* dir and its missing parents (/run/herd/conf on a host without the
+ * package's tmpfiles.d entry), 0755. */
+static int mkdirs(const char *dir)
+{
+    char *p = xstrdup(dir);
+    int rc = 0;
+    for (char *s = p + 1; rc == 0 && (s = strchr(s, '/')) != NULL; s++) {
+        *s = '\0';
+        rc = mkdir(p, 0755) < 0 && errno != EEXIST ? -1 : 0;
+        *s = '/';
+    }
+    if (rc == 0 && mkdir(p, 0755) < 0 && errno != EEXIST)
+        rc = -1;
+    free(p);
+    return rc;
+}
+
 static int store(const char *dir, const json_t *got, char *err, size_t errlen)
 {
-    if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+    if (mkdirs(dir) < 0) {
         snprintf(err, errlen, "cannot create %s: %s", dir, strerror(errno));
         return -1;
     }
@@ -136,6 +153,7 @@ int confless_fetch(const char *host, int port, const char *munge_socket, const c
     http_call(base, munge_socket, host, port, "GET", "/v1/config", NULL, FETCH_TIMEOUT_S,
               fetched, &f);
     event_base_dispatch(base);
+    http_calls_settle(f.base);
     auth_async_release(base);
     event_base_free(base);
     const char *why = json_string_value(json_object_get(f.body, "error"));

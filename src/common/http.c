@@ -186,10 +186,14 @@ static void decoded(const struct auth_result *res, void *arg)
     struct pending *p = arg;
     if (res->rc < 0) {
         log_warnx("refused a TCP request: %s", res->err);
+        /* MUNGE's reason (a different key, a clock minutes off) tells the
+         * caller's admin what to fix and nothing about anyone else */
+        char msg[300];
+        snprintf(msg, sizeof msg, "Authentication failure: %s", res->err);
         if (res->busy)
             refuse(p, 503, "Protocol authentication error: MUNGE did not answer");
         else
-            refuse(p, 401, "Authentication failure");
+            refuse(p, 401, msg);
         return;
     }
     p->r.who = res->who;
@@ -467,7 +471,55 @@ char *http_query_get(const struct http_req *r, const char *key)
 struct call {
     http_done done;
     void *arg;
+    struct evhttp_connection *evcon;   /* set once sent; freed when over */
 };
+
+/* libevent 2.1 frees a connection marked free_on_completion only when its
+ * request was answered: one that could not connect stayed for ever, and a
+ * node agent retrying a controller that is down grew with every try. The
+ * connection is ours, freed once its request is over, from the loop (never
+ * inside libevent's callback, which still uses it), or by
+ * http_calls_settle when the loop has stopped. */
+struct conn_gone {
+    struct evhttp_connection *evcon;
+    struct conn_gone *next;
+};
+static struct conn_gone *conns_gone;
+
+void http_calls_settle(struct event_base *base)
+{
+    for (struct conn_gone **p = &conns_gone; *p;) {
+        struct conn_gone *g = *p;
+        if (evhttp_connection_get_base(g->evcon) != base) {
+            p = &g->next;
+            continue;
+        }
+        *p = g->next;
+        evhttp_connection_free(g->evcon);
+        free(g);
+    }
+}
+
+static void conns_free_cb(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    http_calls_settle(arg);
+}
+
+static void conn_free_later(struct evhttp_connection *evcon)
+{
+    static const struct timeval now = { 0, 0 };
+    if (!evcon)
+        return;
+    struct conn_gone *g = xmalloc(sizeof *g);
+    struct event_base *base = evhttp_connection_get_base(evcon);
+    g->evcon = evcon;
+    g->next = conns_gone;
+    conns_gone = g;
+    if (event_base_once(base, -1, EV_TIMEOUT, conns_free_cb, base, &now) < 0)
+        log_warnx("cannot schedule an HTTP connection's release");
+}
 
 static void call_finish(struct evhttp_request *ev, void *arg)
 {
@@ -484,6 +536,7 @@ static void call_finish(struct evhttp_request *ev, void *arg)
         body = json_object();
     c->done(status, body, c->arg);
     json_decref(body);
+    conn_free_later(c->evcon);
     free(c);
 }
 
@@ -498,6 +551,7 @@ struct outgoing {
     struct evhttp_request *ev;     /* made by the caller, with its callbacks */
     void (*fail)(void *arg);       /* no answer will come */
     void *arg;
+    struct evhttp_connection **evcon;   /* the caller's: where the connection goes */
 };
 
 static void outgoing_free(struct outgoing *o)
@@ -536,8 +590,7 @@ static bool outgoing_send(struct outgoing *o, const char *cred)
         evhttp_connection_free(evcon);
         return false;
     }
-    /* libevent frees the connection once this, its only request, ends */
-    evhttp_connection_free_on_completion(evcon);
+    *o->evcon = evcon;
     return true;
 }
 
@@ -562,7 +615,7 @@ static void encoded(const struct auth_result *res, void *arg)
 static void send_request(struct event_base *base, const char *munge_socket, const char *addr,
                          int port, const char *method, const char *path, json_t *body,
                          int timeout_s, struct evhttp_request *ev, void (*fail)(void *),
-                         void *arg)
+                         void *arg, struct evhttp_connection **evcon)
 {
     struct outgoing *o = xcalloc(1, sizeof *o);
     o->base = base;
@@ -576,6 +629,7 @@ static void send_request(struct event_base *base, const char *munge_socket, cons
     o->ev = ev;
     o->fail = fail;
     o->arg = arg;
+    o->evcon = evcon;
     auth_munge_encode_async(base, munge_socket, HTTP_AUTH_TIMEOUT_MS, encoded, o);
 }
 
@@ -596,7 +650,8 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
     c->done = done;
     c->arg = arg;
     struct evhttp_request *ev = evhttp_request_new(call_finish, c);
-    send_request(base, munge_socket, addr, port, method, path, body, timeout_s, ev, call_fail, c);
+    send_request(base, munge_socket, addr, port, method, path, body, timeout_s, ev, call_fail, c,
+                 &c->evcon);
 }
 
 /* ---- streams: a reply sent and read in chunks ---- */
@@ -606,6 +661,7 @@ struct stream_call {
     http_done done;
     void *arg;
     int status;
+    struct evhttp_connection *evcon;
 };
 
 static void stream_chunk(struct evhttp_request *ev, void *arg)
@@ -634,6 +690,7 @@ static void stream_finish(struct evhttp_request *ev, void *arg)
         body = json_object();
     c->done(status, body, c->arg);
     json_decref(body);
+    conn_free_later(c->evcon);
     free(c);
 }
 
@@ -657,7 +714,7 @@ void http_stream(struct event_base *base, const char *munge_socket, const char *
     struct evhttp_request *ev = evhttp_request_new(stream_finish, c);
     evhttp_request_set_chunked_cb(ev, stream_chunk);
     send_request(base, munge_socket, addr, port, "POST", path, body, timeout_s, ev, stream_fail,
-                 c);
+                 c, &c->evcon);
 }
 
 bool http_stream_start(struct http_req *r)

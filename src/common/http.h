@@ -129,6 +129,10 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
                const char *method, const char *path, json_t *body, int timeout_s,
                http_done done, void *arg);
 
+/* Frees the connections of base's ended calls now, rather than at the
+ * loop's next turn: for a loop that has stopped and is about to be freed. */
+void http_calls_settle(struct event_base *base);
+
 /* Streams: a reply of unbounded length sent in chunks, for output that
  * comes as it is made (srun's tasks). The server starts the reply, writes
  * (false once the client is gone: nothing more will reach it) and ends it,

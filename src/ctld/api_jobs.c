@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/conf.h"
+#include "common/conf_hash.h"
 #include "common/http.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -469,9 +470,20 @@ void api_ping(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     /* scontrol show config prints NEXT_JOB_ID and BOOT_TIME from here; herd
-     * doctor compares "now" with its own clock (MUNGE credentials expire) */
-    http_reply(r, 200, json_pack("{s:s, s:I, s:I, s:I}", "cluster", c->conf->cluster_name,
-                                 "next_job_id", (json_int_t)c->next_job_id, "boot_time",
-                                 (json_int_t)c->boot_time, "now", (json_int_t)ctld_now()));
+     * doctor compares "now" with its own clock (MUNGE credentials expire)
+     * and, asking ?conf_hash=1, its files with the controller's */
+    json_t *o = json_pack("{s:s, s:I, s:I, s:I}", "cluster", c->conf->cluster_name,
+                          "next_job_id", (json_int_t)c->next_job_id, "boot_time",
+                          (json_int_t)c->boot_time, "now", (json_int_t)ctld_now());
+    char *want = http_query_get(r, "conf_hash");
+    if (want) {
+        json_t *files = conf_hash_files(c->conf->path);
+        char *h = conf_hash_of(files);
+        json_object_set_new(o, "conf_hash", json_string(h));
+        free(h);
+        json_decref(files);
+    }
+    free(want);
+    http_reply(r, 200, o);
 }
 

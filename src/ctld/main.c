@@ -220,6 +220,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
     free(c->spart_nodes);
     free(c->sparts);
     conf_destroy(c->conf);
+    http_calls_settle(c->base);
     event_base_free(c->base);
 }
 

@@ -255,6 +255,7 @@ int main(int argc, char **argv)
     int rc = serve(base, a);
     log_info("node %s stopped", node->name);
     agent_destroy(a);
+    http_calls_settle(base);
     event_base_free(base);
     if (pidfile)
         unlink(pidfile);

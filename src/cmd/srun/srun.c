@@ -263,8 +263,10 @@ static void srun_free(struct srun *s)
     free(s->line);
     free(s->line_len);
     srun_files_close(s);
-    if (s->base)
+    if (s->base) {
+        http_calls_settle(s->base);
         event_base_free(s->base);
+    }
 }
 
 static int run_step(const struct srun_opts *o, const char *jobid, json_t *layout)
