@@ -7,6 +7,7 @@ import json
 import os
 import pwd
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -383,6 +384,74 @@ class Cluster:
         if ids:
             self.run(["scancel"] + ids, check=False)
         return ids
+
+
+# --- an installed tree (make install), as test_install and test_lab_install use it ---
+REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+
+
+def make(*args, timeout=600):
+    """Runs make in the repository (nice); fails the test with its output."""
+    cp = subprocess.run(["nice", "make", "-C", REPO] + list(args), capture_output=True,
+                        text=True, timeout=timeout)
+    assert cp.returncode == 0, \
+        f"make {' '.join(args)} failed:\n{cp.stdout[-3000:]}\n{cp.stderr[-3000:]}"
+    return cp
+
+
+def install_tree(tmp_path_factory, name="destdir"):
+    """`make install PREFIX=/usr DESTDIR=...` (the release build, made if
+    missing) into a fresh scratch root that every user can reach; returns
+    the root (a Path)."""
+    top = tmp_path_factory.mktemp(name)
+    open_dir(top, 0o755)     # ordinary users run the installed commands
+    d = top / "root"
+    make("install", "PREFIX=/usr", f"DESTDIR={d}")
+    return d
+
+
+# --- herd up --netns clusters: what a test may find of their network ---
+def netns_unavailable():
+    """Why `herd up --netns` cannot run here, or None."""
+    if os.geteuid() != 0:
+        return "needs root (namespaces, links, mounts)"
+    if not any(os.access(p, os.X_OK)
+               for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")):
+        return "needs `ip` (iproute2)"
+    if not shutil.which("unshare"):
+        return "needs util-linux's unshare to check that namespaces can be made"
+    cp = subprocess.run(["unshare", "--net", "--uts", "--mount", "true"], capture_output=True,
+                        text=True, timeout=10)
+    if cp.returncode != 0:
+        return f"cannot make network/UTS/mount namespaces here: {cp.stderr.strip()}"
+    return None
+
+
+def dir_hash(d):
+    """FNV-1a of the cluster's directory, as netns.c names its links."""
+    h = 2166136261
+    for b in os.path.realpath(d).encode():
+        h = ((h ^ b) * 16777619) & 0xffffffff
+    return f"{h:08x}"
+
+
+def network_left(d):
+    """The links and namespace handles of d's cluster that still exist."""
+    h = dir_hash(d)
+    links = [n for n in os.listdir("/sys/class/net") if n == f"hb{h}" or n.startswith(f"hv{h}-")]
+    netns = os.path.join(os.path.realpath(d), "netns")
+    with open("/proc/self/mountinfo") as f:
+        mounts = [line.split()[4] for line in f if line.split()[4].startswith(netns + "/")]
+    return links + mounts
+
+
+def scrub_network(d):
+    """Removes what network_left finds, so that a failed test leaves nothing."""
+    for thing in network_left(d):
+        if thing.startswith("/"):
+            subprocess.run(["umount", "-l", thing], capture_output=True, timeout=10)
+        else:
+            subprocess.run(["ip", "link", "del", thing], capture_output=True, timeout=10)
 
 
 def read(path):

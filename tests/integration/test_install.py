@@ -10,27 +10,17 @@ import subprocess
 
 import pytest
 
-from helpers import Cluster, open_dir
+from helpers import REPO, Cluster, install_tree, make, open_dir
 
-REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 VERSION = re.search(r'HERD_VERSION "([^"]+)"',
                     open(os.path.join(REPO, "src/client/version.h")).read()).group(1)
 LINKS = re.findall(r"^HERD_CMD\(([a-z]+),", open(os.path.join(REPO, "src/cmd/commands.def")).read(),
                    re.M)
 
 
-def make(*args, timeout=600):
-    cp = subprocess.run(["nice", "make", "-C", REPO] + list(args), capture_output=True,
-                        text=True, timeout=timeout)
-    assert cp.returncode == 0, f"make {' '.join(args)} failed:\n{cp.stdout[-3000:]}\n{cp.stderr[-3000:]}"
-    return cp
-
-
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    d = tmp_path_factory.mktemp("destdir") / "root"
-    make("install", "PREFIX=/usr", f"DESTDIR={d}")
-    return d
+    return install_tree(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")

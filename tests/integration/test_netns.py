@@ -16,54 +16,13 @@ import subprocess
 
 import pytest
 
-from helpers import HERD_BIN, Cluster, base_env, cluster_dir, conf_value, read, run
+from helpers import (HERD_BIN, Cluster, base_env, cluster_dir, conf_value, dir_hash,
+                     netns_unavailable, network_left, read, run, scrub_network)
 
 UP = ["--nodes", "2", "--netns", "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
 
-
-def unavailable():
-    if os.geteuid() != 0:
-        return "needs root (namespaces, links, mounts)"
-    if not any(os.access(p, os.X_OK) for p in ("/usr/sbin/ip", "/sbin/ip", "/usr/bin/ip", "/bin/ip")):
-        return "needs `ip` (iproute2)"
-    if not shutil.which("unshare"):
-        return "needs util-linux's unshare to check that namespaces can be made"
-    cp = subprocess.run(["unshare", "--net", "--uts", "--mount", "true"], capture_output=True,
-                        text=True, timeout=10)
-    if cp.returncode != 0:
-        return f"cannot make network/UTS/mount namespaces here: {cp.stderr.strip()}"
-    return None
-
-
-WHY = unavailable()
+WHY = netns_unavailable()
 pytestmark = pytest.mark.skipif(WHY is not None, reason=f"--netns: {WHY}")
-
-
-def dir_hash(d):
-    """FNV-1a of the cluster's directory, as netns.c names its links."""
-    h = 2166136261
-    for b in os.path.realpath(d).encode():
-        h = ((h ^ b) * 16777619) & 0xffffffff
-    return f"{h:08x}"
-
-
-def network_left(d):
-    """The links and namespace handles of d's cluster that still exist."""
-    h = dir_hash(d)
-    links = [n for n in os.listdir("/sys/class/net") if n == f"hb{h}" or n.startswith(f"hv{h}-")]
-    netns = os.path.join(os.path.realpath(d), "netns")
-    with open("/proc/self/mountinfo") as f:
-        mounts = [line.split()[4] for line in f if line.split()[4].startswith(netns + "/")]
-    return links + mounts
-
-
-def scrub_network(d):
-    """Removes what network_left finds, so that a failed test leaves nothing."""
-    for thing in network_left(d):
-        if thing.startswith("/"):
-            subprocess.run(["umount", "-l", thing], capture_output=True, timeout=10)
-        else:
-            subprocess.run(["ip", "link", "del", thing], capture_output=True, timeout=10)
 
 
 @contextlib.contextmanager
