@@ -153,6 +153,11 @@ static void refuse(struct pending *p, int status, const char *msg)
                 status, 0);
     guards_release(p->s->guards, p->reserved);
     free(p);
+    /* a caller without a credential keeps no connection: one request each,
+     * so that it cannot hold places idle after its answer (http_guard.c
+     * makes room by closing idle connections, but not a served one) */
+    if (status == 401)
+        evhttp_add_header(evhttp_request_get_output_headers(ev), "Connection", "close");
     plain_error(ev, status, msg);
 }
 
