@@ -27,6 +27,8 @@ def test_quotes_and_semicolons_round_trip(cluster, workdir, users):
     c = cluster
     before_tables, before_jobs = tables(c)
     assert "jobs" in before_tables
+    acct = ["sacct", "-n", "-X", "-P", "-a", "-S", "2000-01-01", "-o", "JobID"]
+    before_acct = set(c.run(acct).stdout.split())
     out = os.path.join(workdir, "o'ut;--.txt")
     job = c.sbatch(["-J", NAME, "--comment", COMMENT, "--wckey", WCKEY, "-o", out],
                    cwd=workdir, user="herdtest1", script="#!/bin/sh\necho ran\n")
@@ -58,9 +60,9 @@ def test_quotes_and_semicolons_round_trip(cluster, workdir, users):
     c.wait_state(held, "CANCELLED")
     after_tables, after_jobs = tables(c)
     assert after_tables == before_tables and after_jobs >= before_jobs + 3
-    # every earlier job is still there for sacct
-    cp = c.run(["sacct", "-n", "-X", "-P", "-a", "-S", "2000-01-01", "-o", "JobID"])
-    assert len(cp.stdout.split()) >= before_jobs, cp.stdout
+    # every earlier job is still there for sacct, and the new ones
+    after_acct = set(c.run(acct).stdout.split())
+    assert before_acct | {str(job), str(like)} <= after_acct, (before_acct, after_acct)
 
 
 def test_accounting_names_round_trip(cluster):
