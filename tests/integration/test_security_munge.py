@@ -107,9 +107,9 @@ def test_replayed_credential_refused(cluster, users):
     c.run(["scancel", str(ans["job_id"])])
 
 
-def node_port(c):
+def node_port(c, name="node1"):
     st, nodes = c.api("GET", "/v1/nodes")
-    return int(next(n["port"] for n in nodes["nodes"] if n["name"] == "node1"))
+    return int(next(n["port"] for n in nodes["nodes"] if n["name"] == name))
 
 
 def user_unix(c, user, method, path, body):
@@ -180,3 +180,31 @@ def test_each_request_on_a_connection_needs_its_own(cluster, users):
     finally:
         conn.close()
     assert got == [200, 401, 401, 200], got
+
+
+def test_node_agent_lends_no_user_its_credential(cluster, workdir, users):
+    """The node agent looks a step up at the controller with its own (root)
+    credential for whoever asks it to start tasks: herdtest2 naming
+    herdtest1's step, or signalling it, is refused and nothing runs."""
+    c = cluster
+    ready = os.path.join(workdir, "step-ready")
+    marker = os.path.join(workdir, "stolen")
+    job = c.sbatch([], cwd=workdir, user="herdtest1",
+                   script=f"#!/bin/sh\nsrun sh -c 'touch {ready}; exec sleep 60'\n")
+    c.wait_state(job, "RUNNING")
+    from helpers import wait_file
+    wait_file(ready, timeout=30)
+    agent = node_port(c, c.field(job, "%N"))
+    for step in (0, 1):
+        body = {"job_id": job, "step_id": step, "argv": ["touch", marker], "env": [],
+                "cwd": "/tmp"}
+        st, ans = tcp(agent, "POST", "/v1/steps", munge_cred(c, "herdtest2"), body=body)
+        # step 0 exists: the agent got its layout and refuses; step 1 does not
+        assert st == (403 if step == 0 else 404), (step, st, ans)
+    st, ans = tcp(agent, "POST", "/v1/steps/signal", munge_cred(c, "herdtest2"),
+                  body={"job_id": job, "step_id": 0, "signal": 9})
+    assert st in (403, 404), (st, ans)
+    time.sleep(1)
+    assert not os.path.exists(marker)
+    assert c.state(job) == "RUNNING"
+    c.run(["scancel", str(job)])
