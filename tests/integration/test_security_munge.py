@@ -208,3 +208,24 @@ def test_node_agent_lends_no_user_its_credential(cluster, workdir, users):
     assert not os.path.exists(marker)
     assert c.state(job) == "RUNNING"
     c.run(["scancel", str(job)])
+
+
+@pytest.fixture(scope="module")
+def sucluster(tmp_path_factory, users):
+    from helpers import cluster_fixture
+    yield from cluster_fixture(tmp_path_factory, "secslurmuser",
+                               ["--nodes", "1", "--gpus-per-node", "1", "--cpus-per-node", "2",
+                                "--mem-per-node", "2000", "--set", "SlurmUser=herdtest2"])
+
+
+def test_node_agent_takes_slurmuser_as_its_controller(sucluster):
+    """The controller runs as SlurmUser (the packaged unit: User=herd), so
+    the node agent's root routes answer SlurmUser's credential as slurmd
+    does (_slurm_authorized_user); any other user's still get 403."""
+    c = sucluster
+    agent = node_port(c)
+    body = {"job_id": 424242, "signal": 0}
+    st, ans = tcp(agent, "POST", "/v1/signal", munge_cred(c, "herdtest2"), body=body)
+    assert st != 403, (st, ans)
+    st, ans = tcp(agent, "POST", "/v1/signal", munge_cred(c, "herdtest1"), body=body)
+    assert st == 403, (st, ans)
