@@ -42,6 +42,8 @@ struct http_server {
     struct http_observer obs;
     http_token_check token_check;   /* NULL: tokens are not taken */
     void *token_arg;
+    bool has_service_uid;           /* a uid besides 0 for the root routes */
+    uid_t service_uid;
 };
 
 static const char *method_name(enum evhttp_cmd_type t)
@@ -153,6 +155,11 @@ static void refuse(struct pending *p, int status, const char *msg)
                 status, 0);
     guards_release(p->s->guards, p->reserved);
     free(p);
+    /* a caller without a credential keeps no connection: one request each,
+     * so that it cannot hold places idle after its answer (http_guard.c
+     * makes room by closing idle connections, but not a served one) */
+    if (status == 401)
+        evhttp_add_header(evhttp_request_get_output_headers(ev), "Connection", "close");
     plain_error(ev, status, msg);
 }
 
@@ -164,7 +171,8 @@ static void proceed(struct pending *p)
         refuse(p, p->path_known ? 405 : 404, p->path_known ? "Method not allowed" : "Not found");
         return;
     }
-    if (p->route->role == HTTP_ROLE_ROOT && r->who.uid != 0) {
+    if (p->route->role == HTTP_ROLE_ROOT && r->who.uid != 0 &&
+        !(p->s->has_service_uid && r->who.uid == p->s->service_uid)) {
         refuse(p, 403, "Access/permission denied");
         return;
     }
@@ -346,6 +354,12 @@ void http_server_destroy(struct http_server *s)
     guards_destroy(s->guards);
     free(s->munge_socket);
     free(s);
+}
+
+void http_server_set_service_uid(struct http_server *s, uid_t uid)
+{
+    s->has_service_uid = true;
+    s->service_uid = uid;
 }
 
 void http_server_observe(struct http_server *s, const struct http_observer *obs)

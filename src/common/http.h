@@ -37,7 +37,7 @@ struct http_server;
 
 enum http_role {
     HTTP_ROLE_USER,        /* any authenticated caller */
-    HTTP_ROLE_ROOT,        /* uid 0 (node agents, the controller) */
+    HTTP_ROLE_ROOT,        /* uid 0 (node agents, the controller), or the service uid */
     HTTP_ROLE_ANON,        /* GET only: anyone, a credential optional on TCP (the handler
                             * decides, r->anon); no body is read */
 };
@@ -87,6 +87,10 @@ void http_server_observe(struct http_server *s, const struct http_observer *obs)
  * max_connections_per_host, max_body_in_flight; other keys are ignored.
  * NULL keeps the defaults. 0, or -1 with a message in err. */
 int http_server_set_params(struct http_server *s, const char *params, char *err, size_t errlen);
+
+/* HTTP_ROLE_ROOT routes also answer uid (the node agent: SlurmUser, as
+ * whom the controller runs and calls it; slurmd's rule is the same). */
+void http_server_set_service_uid(struct http_server *s, uid_t uid);
 
 /* Listens on a Unix socket (mode 0666: callers are told apart by
  * SO_PEERCRED); an existing socket file is replaced. 0 or -1 with errno. */

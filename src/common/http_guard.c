@@ -55,6 +55,7 @@ struct guard {
     bool held;                     /* our reference, until guard_attach */
     bool tcp, admitted, refused;
     enum gstate state;
+    time_t waiting_since;          /* admitted, or began its current header block */
     char *head;                    /* the header block so far (G_HEAD) */
     size_t head_len, head_cap;
     size_t body_left;
@@ -95,6 +96,13 @@ struct head {
     size_t cred_len;
     const char *why;               /* when bad */
 };
+
+static time_t loop_now(const struct guard *g)
+{
+    struct timeval tv;
+    event_base_gettimeofday_cached(bufferevent_get_base(g->bev), &tv);
+    return tv.tv_sec;
+}
 
 /* At most one line a second: the loop's cached time is fine grained enough,
  * and the daemon's clock stays the only reader of the system's. */
@@ -376,6 +384,8 @@ static void guard_head(struct guard *g, const struct head *h)
 static size_t guard_head_bytes(struct guard *g, const char *p, size_t n)
 {
     size_t i = 0;
+    if (n && g->head_len == 0 && g->nheads)
+        g->waiting_since = loop_now(g);
     while (i < n) {
         if (g->head_len == g->head_cap) {
             if (g->head_cap == HTTP_GUARD_HEADER) {
@@ -545,6 +555,32 @@ static bool guard_attach(struct guard *g)
     return true;
 }
 
+/* A connection that holds a place without asking anything: it has sent no
+ * complete header block yet (idle since it connected), or is part way
+ * through its next one (a slow client, "slowloris"). One whose request is
+ * being answered, or whose body is coming, is never such. */
+static bool guard_idle(const struct guard *g)
+{
+    return g->admitted && !g->refused && g->state == G_HEAD &&
+           (g->nheads == 0 || g->head_len > 0);
+}
+
+/* The server is full: the connection idle the longest is closed to make
+ * room, so that thousands of idle or slow connections (from more hosts
+ * than the per-host cap stops) cannot lock out everyone else, local
+ * commands on the Unix socket included; each newcomer that asks at once is
+ * served, and an idle one loses its place only to a newer one. */
+static void guard_evict_idle(struct http_guards *gs)
+{
+    struct guard *oldest = NULL;
+    for (struct guard *o = gs->list; o; o = o->next)
+        if (guard_idle(o) && (!oldest || o->waiting_since < oldest->waiting_since))
+            oldest = o;
+    if (oldest)
+        guard_refuse(oldest, 503, "Service Unavailable",
+                     "idle connection closed: the server is full");
+}
+
 /* Runs once evhttp has given the new connection its socket. */
 static void guard_admit(evutil_socket_t unused, short what, void *arg)
 {
@@ -563,6 +599,9 @@ static void guard_admit(evutil_socket_t unused, short what, void *arg)
     for (struct guard *o = gs->list; o; o = o->next)
         if (o != g && o->admitted && !o->refused && strcmp(o->peer, g->peer) == 0)
             same++;
+    g->waiting_since = loop_now(g);
+    if (gs->nlive >= gs->lim.max_conns && same < gs->lim.max_conns_per_peer)
+        guard_evict_idle(gs);
     if (gs->nlive >= gs->lim.max_conns) {
         guard_refuse(g, 503, "Service Unavailable", "too many connections");
         return;

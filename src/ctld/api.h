@@ -23,9 +23,15 @@ bool api_is_owner(const struct http_req *r, const struct job *j);
 /* root, SlurmUser, or AdminLevel Operator/Administrator: Slurm's operators. */
 struct ctld;
 bool api_is_operator(const struct ctld *c, uid_t uid);
-/* PrivateData=jobs holds for this caller (not an operator): the job
- * reads (GET /v1/jobs, /v1/jobs/{id}) show them their own jobs only. */
+/* PrivateData=jobs holds for this caller (not an operator): every job
+ * read (squeue's and scontrol's, sacct's, sprio's, slurmrestd's and
+ * slurmdbd's routes) shows them their own jobs only. */
 bool api_jobs_private(const struct http_req *r);
+/* Whether PrivateData=jobs hides a job of uid owner from this caller. */
+bool api_job_hidden(const struct http_req *r, uid_t owner);
+/* api_path_job's job unless PrivateData hides it; else NULL, answered 404
+ * "Invalid job id specified" as if there were none. */
+struct job *api_path_visible_job(struct http_req *r);
 /* api_path_job's job when the caller may act on it; else NULL, answered
  * (404, or 403 Access/permission denied). */
 struct job *api_path_own_job(struct http_req *r);

@@ -124,6 +124,22 @@ static char *query_get(struct http_req *r, const char *key)
     return key ? http_query_get(r, key) : NULL;
 }
 
+/* PrivateData=jobs: a user who is no operator reads their own records
+ * only (slurm.conf: it "prevents users from viewing job records belonging
+ * to other users" in sacct too); a users= filter naming only others then
+ * matches nothing (uid -1). uidv has room for one. */
+static void query_private(struct http_req *r, struct acct_query *q)
+{
+    if (!api_jobs_private(r))
+        return;
+    int64_t me = (int64_t)r->who.uid;
+    bool named = q->users.n == 0;
+    for (size_t i = 0; i < q->users.n; i++)
+        named = named || q->uidv[i] == me;
+    q->uidv[0] = named ? me : -1;
+    q->users.n = 1;
+}
+
 /* The filter of the request's query string; -1 with err on a bad value. */
 static int query_parse(struct http_req *r, const struct api_acct_keys *k, struct acct_query *q,
                        char *err, size_t errlen)
@@ -140,6 +156,7 @@ static int query_parse(struct http_req *r, const struct api_acct_keys *k, struct
     }
     if (query_numbers(q, err, errlen) < 0)
         return -1;
+    query_private(r, q);
     char *start = query_get(r, k->start), *end = query_get(r, k->end);
     char *nodes = query_get(r, k->nodes);
     int rc = 0;

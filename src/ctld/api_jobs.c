@@ -339,13 +339,9 @@ void api_list(struct http_req *r)
 void api_show(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = api_path_visible_job(r);
     if (!j)
         return;
-    if (api_jobs_private(r) && j->uid != r->who.uid) {   /* as if there were none */
-        http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
-        return;
-    }
     json_t *o = job_to_json(c, j);
     char *want = http_query_get(r, "script");
     char *script = NULL;

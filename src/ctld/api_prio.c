@@ -11,6 +11,7 @@
 #include "common/conf.h"
 #include "common/http.h"
 #include "common/xmalloc.h"
+#include "ctld/api.h"
 #include "ctld/ctld.h"
 #include "ctld/prio.h"
 
@@ -45,8 +46,8 @@ void api_priorities(struct http_req *r)
     json_t *jobs = json_array();
     usage_update(c, p, now);
     struct job *j;
-    JOB_FOREACH(c, j)
-        if (p->multifactor && j->state == JOB_PENDING)
+    JOB_FOREACH(c, j)   /* PrivateData=jobs: sprio shows the caller's own, as slurmctld */
+        if (p->multifactor && j->state == JOB_PENDING && !api_job_hidden(r, j->uid))
             json_array_append_new(jobs, job_prio_json(c, j, now));
     const struct sched_prio_weights *w = &p->w;
     json_t *weights = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "age", (int)w->age, "assoc",

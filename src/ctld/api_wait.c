@@ -69,7 +69,7 @@ static void waiter_fire(evutil_socket_t fd, short what, void *arg)
 void api_job_wait(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct job *j = api_path_job(r);
+    struct job *j = api_path_visible_job(r);   /* PrivateData: as GET /v1/jobs/{id} */
     if (!j)
         return;
     char *until = http_query_get(r, "until"), *tmo = http_query_get(r, "timeout");

@@ -178,6 +178,11 @@ void rest_db_job(struct http_req *r)
     uint64_t ids[1] = { (uint64_t)id };
     f.ids = ids;
     f.nids = 1;
+    int64_t me[1] = { (int64_t)r->who.uid };
+    if (api_jobs_private(r)) {   /* PrivateData=jobs: as if there were none */
+        f.uids = me;
+        f.nuids = 1;
+    }
     if (*end || !id || store_acct_query(c->store, &f, db_row, &o) < 0 ||
         !evbuffer_get_length(o.items))
         rest_error(r, ESLURM_INVALID_JOB_ID, "Invalid job id specified", "slurmdb_jobs_get",

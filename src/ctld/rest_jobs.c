@@ -34,7 +34,10 @@ void rest_jobs(struct http_req *r)
     struct ctld *c = r->ctx;
     struct evbuffer *items = evbuffer_new();
     struct job *j;
+    bool private = api_jobs_private(r);   /* PrivateData=jobs: the caller's own, as squeue */
     JOB_FOREACH(c, j) {
+        if (private && j->uid != r->who.uid)
+            continue;
         json_t *o = job_to_json(c, j);
         rest_list_add(items, rest_job_info(c, o));
         json_decref(o);
@@ -71,6 +74,11 @@ void rest_job(struct http_req *r)
     struct job *j = path_job(r, "_handle_job_get");
     if (!j)
         return;
+    if (api_job_hidden(r, j->uid)) {   /* PrivateData=jobs: as if there were none */
+        rest_error(r, ESLURM_INVALID_JOB_ID, MSG_INVALID_JOB, "_handle_job_get",
+                   "Unable to query JobId=%s", r->args[0]);
+        return;
+    }
     json_t *v1 = json_pack("[o]", job_to_json(c, j)), *o;
     array_tasks_append(c, j, v1);
     json_t *jobs = json_array();

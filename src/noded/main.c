@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
+#include <pwd.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -247,6 +248,14 @@ int main(int argc, char **argv)
         log_private(logfile);
         log_init("herdd", o.verbose, logfile);
     }
+    /* the controller runs as SlurmUser: its launches, signals and the rest
+     * of the root routes come with that uid's credential */
+    struct passwd *su = c->slurm_user ? getpwnam(c->slurm_user) : NULL;
+    if (su)
+        http_server_set_service_uid(a->srv, su->pw_uid);
+    else if (c->slurm_user)
+        log_warnx("SlurmUser %s: no such user; the controller's calls must come as root",
+                  c->slurm_user);
     daemon_ready(ready_fd);
     log_info("node %s serving on %s:%d", node->name, node->addr, a->port);
     if (agent_start(a) < 0)

@@ -41,7 +41,9 @@ static void ready_say(int fd, const char *fmt, ...)
  * belongs in the node's log, not in herdd's /dev/null. */
 static void stderr_to_log(const char *log_file)
 {
-    int fd = log_file ? open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
+    /* root opens it: never through a link, as herdd opens the same file */
+    int fd = log_file ? open(log_file, O_WRONLY | O_APPEND | O_CREAT | O_NOFOLLOW | O_CLOEXEC,
+                             0600) : -1;
     if (fd >= 0) {
         dup2(fd, 2);
         close(fd);
