@@ -51,6 +51,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     evbuffer_free(in);
     pmi_free(p);
+    /* libevent finishes freeing a bufferevent (and closes its socket) from
+     * the loop, as the agent's does */
+    event_base_loop(base, EVLOOP_NONBLOCK);
     xfree(fenced);
     return 0;
 }
