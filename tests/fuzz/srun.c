@@ -1,12 +1,22 @@
 /*
  * Fuzzes srun's (and salloc's) command line: the input, split on blanks,
- * is argv after "srun". Words that would make srun print and exit (--help
- * and its abbreviations, --mpi=list) are left out: exit is not a finding.
+ * is argv after "srun". Words that would make srun print and exit (--help,
+ * --usage and their abbreviations, --mpi=list) are left out: exit is not a finding.
  */
 #include <getopt.h>
 
 #include "client/srun_opts.h"
 #include "fuzz.h"
+
+/* --help and --usage, or an abbreviation getopt_long takes for them */
+static bool exits(const char *w)
+{
+    size_t n = strcspn(w, "=");
+    if (strstr(w, "list"))
+        return true;
+    return strncmp(w, "--", 2) == 0 && n > 2 &&
+           (strncmp(w + 2, "help", n - 2) == 0 || strncmp(w + 2, "usage", n - 2) == 0);
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -21,7 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int argc = 1;
     for (char *w = strtok_r(line, " \t\n", &save); w && argc < 63;
          w = strtok_r(NULL, " \t\n", &save)) {
-        if (strncmp(w, "--h", 3) == 0 || strstr(w, "list")) {
+        if (exits(w)) {
             free(line);
             return 0;
         }
