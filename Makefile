@@ -8,7 +8,15 @@ WARN    := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 LIBS_EV := -levent -ljansson -lmunge
 LIBS_DB := -lsqlite3
 
-ifeq ($(SAN),1)
+ifeq ($(FUZZ),1)
+# The fuzzing harnesses' build (tests/fuzz, `make fuzz`): clang, libFuzzer's
+# coverage on every object, the sanitizers as in SAN=1.
+B       := build/fuzz
+CC      := clang
+CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=fuzzer-no-link,address,undefined \
+           -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=fuzzer,address,undefined
+else ifeq ($(SAN),1)
 B       := build/asan
 CFLAGS  := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
@@ -38,7 +46,7 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links slurmdiff pam
+.PHONY: all clean test unit integration demo deps bench links slurmdiff pam fuzz fuzz-build fuzz-regress
 all: $(BINS) links pam
 
 links: $(B)/bin/herd
@@ -135,12 +143,49 @@ $(B)/tests/%: tests/unit/%.c $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(
 
 unit-build: $(UNIT_BINS)
 
+# Fuzzing (docs/testing.md): one libFuzzer harness per tests/fuzz/NAME.c, its
+# seed corpus in tests/fuzz/NAME/, a dictionary (if any) in NAME.dict.
+# `make fuzz FUZZ_TIME=S` runs each S seconds (new inputs go to
+# build/fuzz/corpus/NAME, findings to build/fuzz/crashes/); `make
+# fuzz-regress` runs each over its seed corpus.
+FUZZ_SRC  := $(wildcard tests/fuzz/*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/%.c,%,$(FUZZ_SRC))
+FUZZ_BINS := $(FUZZ_NAMES:%=build/fuzz/%)
+FUZZ_TIME ?= 60
+FUZZ_LIBS := $(CMD_LIB) $(CTLD_LIB) $(NODED_LIB) $(SCHED_LIB) $(COMMON_LIB)
+
+$(filter $(B)/%,$(FUZZ_BINS)): $(B)/%: tests/fuzz/%.c $(FUZZ_LIBS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(FUZZ_LIBS) \
+	  $(LIBS_EV) $(LIBS_DB) -ljwt -lresolv -ldl -lz -lm
+
+fuzz-build:
+	$(MAKE) FUZZ=1 $(FUZZ_BINS)
+
+fuzz: fuzz-build
+	@mkdir -p build/fuzz/crashes
+	@for f in $(FUZZ_NAMES); do \
+	  mkdir -p build/fuzz/corpus/$$f; echo "fuzz: $$f ($(FUZZ_TIME) s)"; \
+	  dict=; [ ! -f tests/fuzz/$$f.dict ] || dict=-dict=tests/fuzz/$$f.dict; \
+	  build/fuzz/$$f -max_total_time=$(FUZZ_TIME) -timeout=30 -rss_limit_mb=4096 -print_final_stats=1 \
+	    $$dict -artifact_prefix=build/fuzz/crashes/$$f- build/fuzz/corpus/$$f tests/fuzz/$$f \
+	    2>build/fuzz/$$f.log || { tail -40 build/fuzz/$$f.log; echo "fuzz: $$f FAILED"; exit 1; }; \
+	  grep -E '^#[0-9]+[[:space:]]+DONE' build/fuzz/$$f.log; \
+	done
+
+fuzz-regress: fuzz-build
+	@for f in $(FUZZ_NAMES); do \
+	  build/fuzz/$$f tests/fuzz/$$f/* >build/fuzz/$$f-regress.log 2>&1 \
+	    || { tail -40 build/fuzz/$$f-regress.log; echo "fuzz-regress: $$f FAILED"; exit 1; }; \
+	done; echo "fuzz-regress: $(words $(FUZZ_NAMES)) harnesses, every corpus input passed"
+
 deps:
 	@scripts/install-deps.sh
 
 test: deps
 	$(MAKE) SAN=1 all unit-build
 	@scripts/run-unit.sh build/asan/tests
+	$(MAKE) fuzz-regress
 	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q --durations=25 tests/integration
 
 unit: deps

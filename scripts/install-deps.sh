@@ -4,7 +4,7 @@ set -e
 pkgs="build-essential libevent-dev libjansson-dev libsqlite3-dev sqlite3 munge libmunge-dev
       libcmocka-dev python3-pytest zlib1g-dev procps passwd snakemake openmpi-bin libopenmpi-dev
       mpich libmpich-dev iproute2 libjwt-dev dpkg-dev
-      libpam0g-dev pamtester"
+      libpam0g-dev pamtester clang"
 # Without their recommends: python3-torch's and toil's would bring much that no test uses;
 # prometheus (promtool and the server the metrics test scrapes with) needs none of its own;
 # lintian and systemd (systemd-analyze) check the package and units (test_install.py).

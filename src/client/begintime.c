@@ -4,6 +4,7 @@
  */
 #include "client/begintime.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,6 +54,8 @@ static int parse_relative(const char *s, int64_t now, int64_t *out)
         if (!mult)
             return -1;
     }
+    if (now < 0 || n > (INT64_MAX - now) / mult)
+        return -1;   /* past any time there is (and signed overflow) */
     *out = now + n * mult;
     return 0;
 }

@@ -68,6 +68,7 @@ struct parse {
     struct conf_node node_dflt;
     struct part_tmp part_dflt;
     struct srcpos *node_pos;    /* parallel to c->nodes */
+    size_t node_cap;            /* room in c->nodes and node_pos */
     struct srcpos *part_pos;    /* parallel to c->parts */
     char **part_exprs;          /* parallel to c->parts */
     struct node_ref *index;     /* c->nodes sorted by name, after parsing */
@@ -898,8 +899,11 @@ static void node_add(struct parse *st, const struct conf_node *tmpl, const char 
                      const char *addr)
 {
     struct conf *c = st->c;
-    c->nodes = xrealloc(c->nodes, (c->nnodes + 1) * sizeof *c->nodes);
-    st->node_pos = xrealloc(st->node_pos, (c->nnodes + 1) * sizeof *st->node_pos);
+    if (c->nnodes == st->node_cap) {   /* doubling: NodeName=n[0-99999] adds one by one */
+        st->node_cap = st->node_cap ? st->node_cap * 2 : 16;
+        c->nodes = xrealloc(c->nodes, st->node_cap * sizeof *c->nodes);
+        st->node_pos = xrealloc(st->node_pos, st->node_cap * sizeof *st->node_pos);
+    }
     struct conf_node *nd = &c->nodes[c->nnodes];
     node_copy(nd, tmpl);
     free(nd->name);
@@ -1019,15 +1023,6 @@ static int index_build(struct parse *st)
     return 0;
 }
 
-static void part_add_node(struct conf_part *p, const char *name)
-{
-    for (size_t i = 0; i < p->nnodes; i++)
-        if (strcmp(p->nodes[i], name) == 0)
-            return;
-    p->nodes = xrealloc(p->nodes, (p->nnodes + 1) * sizeof *p->nodes);
-    p->nodes[p->nnodes++] = xstrdup(name);
-}
-
 static int part_resolve(struct parse *st, size_t pi)
 {
     struct conf *c = st->c;
@@ -1047,13 +1042,21 @@ static int part_resolve(struct parse *st, size_t pi)
     if (!hl)
         return perr(st, "partition %s: Nodes=%s: bad host list", p->name, expr);
     int rc = 0;
+    /* each node once, in the list's order; seen by index (a search of the
+     * nodes added so far made Nodes=n[1-100000] quadratic) */
+    bool *seen = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *seen);
+    p->nodes = xcalloc(hostlist_count(hl) ? hostlist_count(hl) : 1, sizeof *p->nodes);
     for (size_t i = 0; rc == 0 && i < hostlist_count(hl); i++) {
         const char *name = hostlist_nth(hl, i);
-        if (node_index(st, name) < 0)
+        int ni = node_index(st, name);
+        if (ni < 0) {
             rc = perr(st, "partition %s: unknown node '%s'", p->name, name);
-        else
-            part_add_node(p, name);
+        } else if (!seen[ni]) {
+            seen[ni] = true;
+            p->nodes[p->nnodes++] = xstrdup(name);
+        }
     }
+    free(seen);
     hostlist_destroy(hl);
     return rc;
 }

@@ -27,7 +27,7 @@ struct hostlist {
 /* One piece of a term: a literal (n == 1) or a bracket's expansion. */
 struct seg {
     char **vals;
-    size_t n;
+    size_t n, cap;
 };
 
 struct term {
@@ -55,7 +55,10 @@ static void names_clear(struct hostlist *hl)
 
 static void seg_add(struct seg *s, char *val)
 {
-    s->vals = xrealloc(s->vals, (s->n + 1) * sizeof *s->vals);
+    if (s->n == s->cap) {   /* doubling: "n[0-999999]" is a million adds */
+        s->cap = s->cap ? s->cap * 2 : 16;
+        s->vals = xrealloc(s->vals, s->cap * sizeof *s->vals);
+    }
     s->vals[s->n++] = val;
 }
 
@@ -76,7 +79,7 @@ static struct seg *term_new_seg(struct term *t)
     t->segs = xrealloc(t->segs, (t->nsegs + 1) * sizeof *t->segs);
     struct seg *s = &t->segs[t->nsegs++];
     s->vals = NULL;
-    s->n = 0;
+    s->n = s->cap = 0;
     return s;
 }
 

@@ -255,6 +255,21 @@ static unsigned entity_of(const char *s)
                   : !strcmp(s, "qos") ? AK_QOS : 0;
 }
 
+/* An array of names, each a string (absent: none). */
+static bool names_ok(const json_t *names)
+{
+    size_t i;
+    const json_t *n;
+    if (!names)
+        return true;
+    if (!json_is_array(names))
+        return false;
+    json_array_foreach(names, i, n)
+        if (!json_is_string(n))
+            return false;
+    return true;
+}
+
 json_t *acctdb_edit(json_t *db, const json_t *req, int *status, char *err, size_t errlen)
 {
     const char *op = json_string_value(json_object_get(req, "op"));
@@ -267,7 +282,7 @@ json_t *acctdb_edit(json_t *db, const json_t *req, int *status, char *err, size_
     const char *ent = json_string_value(json_object_get(req, "entity"));
     bool coord = ent && !strcmp(ent, "coordinator");
     int rc = (!e.ent && !coord) || !op ? edit_bad(&e, " Unknown entity")
-           : e.names && !json_is_array(e.names) ? edit_bad(&e, " Malformed names")
+           : !names_ok(e.names) ? edit_bad(&e, " Malformed names")
            : parse_sets(&e, json_object_get(req, "set"));
     if (rc == 0)
         rc = run(&e, op);

@@ -162,7 +162,7 @@ void api_acctdb_edit(struct http_req *r)
     json_t *res = acctdb_edit(db, r->body, &status, err, sizeof err);
     if (!res) {
         json_decref(db);
-        http_reply_error(r, status, SLURM_ERROR, err);
+        http_reply_error(r, status, SLURM_ERROR, "%s", err);
         return;
     }
     bool changed = json_array_size(json_object_get(res, "entities")) ||

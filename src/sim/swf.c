@@ -57,6 +57,12 @@ static const char *swf_line(struct swf_trace *t, char *line)
     }
     if (n < SWF_FIELDS)
         return "fewer than 18 fields";
+    /* a double the integer it goes to cannot hold is undefined to convert
+     * ("1e25", "inf", "nan", a negative job number): refused */
+    static const int used[] = { 0, 1, 2, 3, 4, 7, 8, 11 };
+    for (size_t i = 0; i < sizeof(used) / sizeof(*used); i++)
+        if (!(f[used[i]] > (used[i] == 0 ? -1.0 : -9.2e18) && f[used[i]] < 9.2e18))
+            return "a field is out of range";
     struct swf_job j = { .id = (uint64_t)f[0], .submit = (int64_t)f[1], .wait = (int64_t)f[2],
                          .run = (int64_t)f[3], .alloc_procs = (int64_t)f[4],
                          .req_procs = (int64_t)f[7], .req_time = (int64_t)f[8],

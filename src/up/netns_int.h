@@ -20,7 +20,7 @@ const char *netns_ip_path(void);
 /* Runs `ip ARGS...` (NULL-terminated), inside the network namespace of
  * handle unless it is NULL. 0, or -1 after printing what ip said (unless
  * quiet). */
-int netns_ip(const char *dir, const char *handle, bool quiet, ...);
+int netns_ip(const char *dir, const char *handle, int quiet, ...);
 
 /* Whether the link name exists on the host. */
 bool netns_link_exists(const char *name);

@@ -49,7 +49,7 @@ static void print_argv(char *const argv[])
     fputs(" failed:\n", stderr);
 }
 
-int netns_ip(const char *dir, const char *handle, bool quiet, ...)
+int netns_ip(const char *dir, const char *handle, int quiet, ...)
 {
     const char *ip = netns_ip_path();
     char *argv[IP_MAX_ARGS + 2] = {(char *)(ip ? ip : "ip")};

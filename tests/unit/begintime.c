@@ -35,6 +35,9 @@ static void test_relative(void **state)
     assert_int_equal(parse("now+1hours", now), now + 3600);
     assert_int_equal(parse("NOW+2days", now), now + 2 * 86400);
     assert_int_equal(parse("now+1week", now), now + 604800);
+    int64_t t;   /* past any time there is: refused, not wrapped */
+    assert_int_equal(begintime_parse("now+9223372036854775807", now, &t), -1);
+    assert_int_equal(begintime_parse("now+99999999999999999weeks", now, &t), -1);
 }
 
 static void test_clock_and_words(void **state)
