@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 
+#include "client/clock.h"
 #include "cmd/doctor.h"
 #include "common/auth.h"
 #include "common/conf.h"
@@ -36,24 +36,17 @@ static void answered(int status, json_t *body, void *arg)
     event_base_loopbreak(a->base);
 }
 
-static double now_s(void)
-{
-    struct timeval tv;
-    gettimeofday(&tv, NULL);
-    return (double)tv.tv_sec + tv.tv_usec / 1e6;
-}
-
 /* GET path on the controller; *mid: the local time halfway through. */
 static struct answer ask(const struct doctor *d, const char *path, double *mid)
 {
     struct answer a = { .base = event_base_new() };
     if (!a.base)
         return a;
-    double t0 = now_s();
+    double t0 = (double)client_now();
     http_call(a.base, d->munge_socket, d->ctld_host, d->ctld_port, "GET", path, NULL,
               PING_TIMEOUT_S, answered, &a);
     event_base_dispatch(a.base);
-    *mid = (t0 + now_s()) / 2;
+    *mid = (t0 + (double)client_now()) / 2;
     http_calls_settle(a.base);
     auth_async_release(a.base);
     event_base_free(a.base);
