@@ -46,7 +46,7 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links slurmdiff pam fuzz fuzz-build fuzz-regress
+.PHONY: all clean test unit integration demo deps bench links slurmdiff pam fuzz fuzz-build fuzz-regress chaos
 all: $(BINS) links pam
 
 links: $(B)/bin/herd
@@ -203,6 +203,16 @@ demo: deps
 bench: deps
 	$(MAKE) all
 	@bench/run
+
+# The long chaos run (tests/chaos, docs/testing.md): CHAOS_TIME seconds of
+# faults over a mixed workload, then the invariants. Not part of `make test`
+# (tests/integration/test_chaos_short.py is). Nodes in namespaces (link
+# faults too) when run as root; CHAOS_ARGS adds options (--seed N to replay).
+CHAOS_TIME ?= 600
+chaos: deps
+	$(MAKE) all
+	/usr/bin/python3 tests/chaos/chaos.py --time $(CHAOS_TIME) --bin $(CURDIR)/build/bin \
+	  $(if $(filter 0,$(shell id -u)),--netns) $(CHAOS_ARGS)
 
 # Herd against real Slurm (slurm-ref), case by case: see docs/slurmdiff.md.
 # Not part of `make test`: it needs slurm-ref on this machine and says so.

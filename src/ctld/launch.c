@@ -21,13 +21,33 @@ struct call_ctx {
     struct ctld *c;
     uint64_t id;
     bool cancel;
+    size_t node;     /* a launch's: the node it went to */
 };
 
 static struct call_ctx *ctx_new(struct ctld *c, const struct job *j, bool cancel)
 {
     struct call_ctx *x = xmalloc(sizeof *x);
-    *x = (struct call_ctx){ c, j->id, cancel };
+    *x = (struct call_ctx){ c, j->id, cancel, j->nallocs ? j->allocs[0].node : 0 };
     return x;
+}
+
+/* A node started a run the controller no longer holds there: the launch
+ * was on its way while the node was silent and the job ended NODE_FAIL
+ * (or was requeued elsewhere). That copy is killed, as a returning node's
+ * stale jobs are, and an end it reports from now on is the kill's own, not
+ * the job's: it must not replace the NODE_FAIL that a dependency has
+ * already acted on. */
+static void launch_late(struct ctld *c, struct job *j, size_t node, uint64_t id)
+{
+    struct node *n = &c->nodes[node];
+    if (j && j->end_assumed && !j->stale_kill_at) {
+        j->stale_kill_at = ctld_now();
+        job_save(c, j);
+    }
+    log_warnx("node %s started job %llu after the job %s: killing it", n->conf->name,
+              (unsigned long long)id, !j ? "was forgotten" : job_is_finished(j) ? "ended"
+              : "was requeued");
+    launch_kill_stale(c, n, id);
 }
 
 static void launch_done(int status, json_t *body, void *arg)
@@ -35,7 +55,10 @@ static void launch_done(int status, json_t *body, void *arg)
     struct call_ctx *x = arg;
     struct job *j = job_find(x->c, x->id);
     (void)body;
-    if (j && job_holds_alloc(j) && j->launch == LAUNCH_INFLIGHT) {
+    bool current = j && job_holds_alloc(j) && j->nallocs > 0 && j->allocs[0].node == x->node;
+    if (status == 200 && !current) {
+        launch_late(x->c, j, x->node, x->id);
+    } else if (current && j->launch == LAUNCH_INFLIGHT) {
         if (status == 200) {
             j->launch = LAUNCH_ACKED;
             j->acked_at = ctld_now();
@@ -215,7 +238,7 @@ static void stale_done(int status, json_t *body, void *arg)
 void launch_kill_stale(struct ctld *c, const struct node *n, uint64_t job_id)
 {
     struct call_ctx *x = xmalloc(sizeof *x);
-    *x = (struct call_ctx){ c, job_id, true };
+    *x = (struct call_ctx){ c, job_id, true, node_index(c, n) };
     json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)job_id, "signal", SIGKILL,
                              "cancel", true);
     http_call(c->base, c->conf->munge_socket, n->conf->addr, n->conf->port, "POST",

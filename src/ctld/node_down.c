@@ -4,6 +4,7 @@
  * itself is node.c; what an admin set is kept across restarts by
  * node_state.c.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,31 @@
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
+#include "ctld/step.h"
+
+/* A job that ends because one of its nodes fell still runs on its other
+ * nodes: its batch script on the batch node, its steps' tasks on the rest.
+ * They are killed, and those nodes take no new work (cleaning) until a
+ * registration of their agent lists the job no more, so that what the job
+ * held there (its GPUs) is not given to another job while its processes
+ * still run. */
+static void kill_on_other_nodes(struct ctld *c, const struct job *j, size_t down)
+{
+    if (j->nallocs < 2)
+        return;
+    step_signal_all(c, j, SIGKILL, down);
+    for (size_t k = 0; k < j->nallocs; k++) {
+        struct node *o = &c->nodes[j->allocs[k].node];
+        if (j->allocs[k].node == down || o->down)
+            continue;
+        if (!o->cleaning)
+            log_info("job %llu: killed on %s too, which takes no new work until it no "
+                     "longer runs it", (unsigned long long)j->id, o->conf->name);
+        o->cleaning = true;
+        if (k == 0 && !j->alloc_only)
+            launch_kill_stale(c, o, j->id);
+    }
+}
 
 /* A node that stopped answering (assumed), or an admin set DOWN: no new
  * work, and its jobs end NODE_FAIL or go back to the queue when they asked
@@ -34,6 +60,7 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool ass
             here = j->allocs[k].node == idx;
         if (!here)
             continue;
+        kill_on_other_nodes(c, j, idx);
         if (j->requeue) {
             job_requeue(c, j);
             continue;
