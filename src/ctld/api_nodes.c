@@ -134,6 +134,8 @@ void api_node_register(struct http_req *r)
     n->responding = true;
     n->last_seen = ctld_now();
     if (jobs) {
+        if (was_silent)
+            node_fail_firm_unlisted(c, n, jobs);
         kill_stale(c, n, jobs);
         reconcile(c, n, jobs);
     }
@@ -146,16 +148,19 @@ void api_node_register(struct http_req *r)
 
 /* The end an agent reports for a job the controller no longer holds as
  * running: kept when the controller only assumed the end (NODE_FAIL while
- * the node was silent) and this node ran it, unless the job ended by the
- * kill sent when the node came back (an end at or after that kill). A job
- * requeued since is a new run: no late report touches it. */
+ * the node was silent, not yet firm: node_fail_firm.c) and this node ran
+ * it, unless the job ended by the kill sent when the node came back (an end
+ * at or after that kill), which makes the NODE_FAIL firm. A job requeued
+ * since is a new run: no late report touches it. */
 static bool late_end_kept(struct ctld *c, struct job *j, int from, int st, int64_t when)
 {
     if (!j->end_assumed || from < 0 || j->nallocs == 0 ||
         j->allocs[0].node != (size_t)from)
         return false;
-    if (j->stale_kill_at && (when <= 0 || when >= j->stale_kill_at))
+    if (j->stale_kill_at && (when <= 0 || when >= j->stale_kill_at)) {
+        node_fail_firm(c, j, "its node killed the copy it still ran");
         return false;
+    }
     log_info("job %llu: node %s reports its real end, %s, over the NODE_FAIL assumed",
              (unsigned long long)j->id, c->conf->nodes[from].name,
              job_state_name((enum job_state)st));

@@ -433,6 +433,8 @@ void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary
             s->waiting += array_is_meta(j) ? taskset_count(j->array->pending) : 1;
         else if (job_holds_alloc(j))
             s->running++;
+        else if (j->end_assumed)
+            s->assumed++;
         else if (j->state != JOB_COMPLETED)
             s->failed++;
     }

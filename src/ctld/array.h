@@ -79,6 +79,7 @@ struct array_summary {
     size_t waiting;        /* not started (in the meta job, or split off and pending) */
     size_t running;
     size_t failed;         /* ended other than COMPLETED (a meta cancelled whole counts) */
+    size_t assumed;        /* ended NODE_FAIL, not yet firm (node_fail_firm.c) */
     int64_t last_start;
 };
 void array_summary(const struct ctld *c, uint64_t array_id, struct array_summary *s);

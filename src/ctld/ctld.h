@@ -128,8 +128,9 @@ struct job {
     json_t *step_recs;         /* the steps as accounting keeps them (sacct 123.0); NULL none */
     bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
                                 * owner (POST .../complete), a cancel or its time limit */
-    bool end_assumed;          /* ended NODE_FAIL because its node fell silent: the agent's
-                                * late report of its real end may replace that (stored) */
+    bool end_assumed;          /* ended NODE_FAIL because its node fell silent, and not yet
+                                * firm: the agent's late report of its real end may replace
+                                * that, and afterok/afternotok wait (stored) */
     int64_t stale_kill_at;     /* when its silent node came back still running it and was
                                 * told to kill it: a later end is that kill's (stored) */
     int end_node;              /* the node whose agent reported its last end; -1 none */
@@ -341,6 +342,11 @@ json_t *part_to_json(const struct ctld *c, size_t i);
 void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool assumed);
 /* A DOWN node whose agent registers: back in service as ReturnToService says. */
 void node_return(struct ctld *c, struct node *n, bool was_silent);
+/* A NODE_FAIL the controller assumed becomes firm: no late report replaces
+ * it, and the dependencies that waited on it settle. */
+void node_fail_firm(struct ctld *c, struct job *j, const char *why);
+void node_fail_firm_due(struct ctld *c, struct job *j, int64_t now);
+void node_fail_firm_unlisted(struct ctld *c, struct node *n, json_t *jobs);
 void nodes_expect_running(struct ctld *c);
 void node_drain(struct ctld *c, struct node *n, const char *reason);
 /* node_state.c: DRAIN and DOWN survive a restart */

@@ -225,6 +225,18 @@ static enum dep_state by_state(enum dep_type t, enum job_state st)
     return DEP_WAIT;
 }
 
+/* Whether the dependency asks how the job ended, not only that it did: such
+ * a one waits while a NODE_FAIL is only assumed (node_fail_firm.c). */
+static bool asks_outcome(enum dep_type t)
+{
+    return t == DEP_AFTEROK || t == DEP_AFTERNOTOK || t == DEP_AFTERCORR;
+}
+
+static enum dep_state by_job(enum dep_type type, const struct job *t)
+{
+    return t->end_assumed && asks_outcome(type) ? DEP_WAIT : by_state(type, t->state);
+}
+
 /* One job, or one task (a task still waiting in its meta job has the meta's
  * state: pending, or cancelled with it). Gone: lifted, as Slurm. */
 static void eval_one(struct dep *x, const struct job *t)
@@ -233,7 +245,7 @@ static void eval_one(struct dep *x, const struct job *t)
         x->state = DEP_MET;
         return;
     }
-    x->state = by_state(x->type, t->state);
+    x->state = by_job(x->type, t);
     if (x->state == DEP_MET && x->type == DEP_AFTER)
         x->met_at = (t->start_time ? t->start_time : t->end_time) + (int64_t)x->minutes * 60;
 }
@@ -247,7 +259,7 @@ static void eval_array(struct ctld *c, struct dep *x)
         return;
     }
     x->seen_fail |= s.failed > 0;
-    bool active = s.waiting + s.running > 0;
+    bool active = s.waiting + s.running > 0 || (s.assumed > 0 && asks_outcome(x->type));
     switch (x->type) {
     case DEP_AFTER:
         x->state = s.waiting ? DEP_WAIT : DEP_MET;
@@ -286,7 +298,7 @@ static enum dep_state corr_task(const struct ctld *c, const struct dep *x, uint3
         return DEP_MET;   /* no such task there: nothing to wait for */
     if (array_is_meta(t) && t->state == JOB_PENDING)
         return DEP_WAIT;
-    return by_state(DEP_AFTEROK, t->state);
+    return by_job(DEP_AFTEROK, t);
 }
 
 /* A meta job: met when one waiting task may go, failed when none ever can. */

@@ -1,6 +1,7 @@
 /*
  * health: the controller's clock-driven work, once a second: nodes silent
- * for SlurmdTimeout go DOWN (their jobs end NODE_FAIL or are requeued), and
+ * for SlurmdTimeout go DOWN (their jobs end NODE_FAIL or are requeued; such
+ * an end stands after SlurmdTimeout more), and
  * finished jobs older than MinJobAge leave memory (the store keeps them).
  */
 #include <event2/event.h>
@@ -28,11 +29,13 @@ static void check_nodes(struct ctld *c, int64_t now)
 }
 
 /* An allocation has no supervisor to keep its time limit: the controller
- * does, and kills what its steps still run. */
-static void check_allocations(struct ctld *c, int64_t now)
+ * does, and kills what its steps still run. A NODE_FAIL assumed long
+ * enough ago stands. */
+static void check_jobs(struct ctld *c, int64_t now)
 {
     struct job *j;
     JOB_FOREACH(c, j) {
+        node_fail_firm_due(c, j, now);
         if (j->alloc_only && j->state == JOB_RUNNING && j->time_limit >= 0 &&
             now >= suspend_end_time(j, now)) {
             log_info("job %llu: allocation reached its time limit", (unsigned long long)j->id);
@@ -49,7 +52,7 @@ static void tick(evutil_socket_t fd, short what, void *arg)
     (void)fd;
     (void)what;
     check_nodes(c, now);
-    check_allocations(c, now);
+    check_jobs(c, now);
     job_purge(c, now - c->conf->min_job_age);
     preempt_tick(c, now);
     resv_tick(c, now);

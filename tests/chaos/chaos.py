@@ -44,8 +44,6 @@ def parse_args(argv):
     p.add_argument("--settle", type=float, default=None,
                    help="seconds to wait for every job to end (default max(90, time))")
     p.add_argument("--keep", action="store_true", help="leave DIR (it is stopped anyway)")
-    p.add_argument("--strict", action="store_true",
-                   help="violations of known issues fail the run too")
     p.add_argument("-v", "--verbose", action="store_true", help="print every event")
     a = p.parse_args(argv)
     if a.seed is None:
@@ -100,16 +98,12 @@ class Checks:
         self.seed = seed
         self.checked = {}
         self.violations = []
-        self.known = []           # violations of a known, reported issue (--strict: failures)
 
     def count(self, name, n=1):
         self.checked[name] = self.checked.get(name, 0) + n
 
-    def fail(self, name, msg, known=None):
-        if known:
-            self.known.append((name, msg, known))
-        else:
-            self.violations.append((name, msg))
+    def fail(self, name, msg):
+        self.violations.append((name, msg))
 
 
 def start_cluster(ctx, a):
@@ -320,22 +314,7 @@ def expand(hl):
     return out
 
 
-def late_end_jobs(ctx):
-    """Jobs whose assumed NODE_FAIL a node's late report replaced (herdctld's log)."""
-    out = set()
-    try:
-        with open(os.path.join(ctx.dir, "log", "herdctld.log"), errors="replace") as f:
-            for line in f:
-                m = re.search(r"job (\d+): node \S+ reports its real end", line)
-                if m:
-                    out.add(int(m.group(1)))
-    except OSError:
-        pass
-    return out
-
-
 def check_dependencies(ctx, w, final, logs, c):
-    late_ends = late_end_jobs(ctx)
     for s in w.subs:
         if not s.dep or s.id is None:
             continue
@@ -351,21 +330,12 @@ def check_dependencies(ctx, w, final, logs, c):
         should = {"afterok": pst == "COMPLETED", "afternotok": pst != "COMPLETED",
                   "afterany": True}[dtype]
         what = f"job {s.id} ({dtype}:{parent.id}, parent {final[parent.id]['State']})"
-        known = None
-        if parent.id in late_ends:
-            # docs/testing.md, "Known issues": the dependency acted on the
-            # NODE_FAIL the controller assumed; the node's late report then
-            # replaced it with the job's real end
-            known = "late end over an assumed NODE_FAIL"
-            what += (" [the parent ended NODE_FAIL while its node was cut off, which settled "
-                     "the dependency; its node's late report then replaced that with its real end]")
         if ran and not should:
-            c.fail("dependencies", f"{what} ran", known)
+            c.fail("dependencies", f"{what} ran")
         if not should and cst != "CANCELLED":
-            c.fail("dependencies", f"{what} ended {cst}, not CANCELLED (--kill-on-invalid-dep)",
-                   known)
+            c.fail("dependencies", f"{what} ended {cst}, not CANCELLED (--kill-on-invalid-dep)")
         if should and not ran and cst == "CANCELLED":
-            c.fail("dependencies", f"{what} was cancelled without running", known)
+            c.fail("dependencies", f"{what} was cancelled without running")
         if ran:
             pend = max([r.end for r in pruns.values() if r.end] or
                        [inv.sacct_time(final[parent.id]["End"]) or 0])
@@ -379,7 +349,7 @@ def main(argv=None):
     ctx = Ctx(a)
     replay = (f"tests/chaos/chaos.py --seed {a.seed} --time {a.time:g} --nodes {a.nodes} "
               f"--gpus-per-node {a.gpus_per_node} --jobs {a.jobs} --faults {a.faults}"
-              + (" --netns" if a.netns else "") + (" --strict" if a.strict else ""))
+              + (" --netns" if a.netns else ""))
     print(f"chaos: seed {a.seed}, {a.time:g}s, {a.nodes} nodes x {a.gpus_per_node} GPUs, "
           f"{a.jobs} jobs, {a.faults} faults{', netns' if a.netns else ''}; dir {ctx.dir}",
           flush=True)
@@ -485,22 +455,13 @@ def main(argv=None):
           f"{f.up_interrupted} stopped by a later kill)")
     print(f"  sampler: {sampler.samples} samples")
     print("  invariants checked: " + "; ".join(f"{k}: {v}" for k, v in c.checked.items()))
-    if a.strict:
-        c.violations += [(n, m) for n, m, _ in c.known]
-        c.known = []
-    if c.known:
-        print(f"\nchaos: {len(c.known)} violations of known issues (docs/testing.md, "
-              "\"Known issues\"; --strict counts them):")
-        for name, msg, known in c.known:
-            print(f"  [{name}: {known}] {msg}")
     if c.violations:
         print(f"\nchaos: {len(c.violations)} VIOLATIONS (seed {a.seed}; replay: {replay}):")
         for name, msg in c.violations:
             print(f"  [{name}] {msg}")
         print(f"(cluster directory kept: {ctx.dir}; events in {ctx.dir}/chaos/events.log)")
     else:
-        print(f"\nchaos: all invariants hold (seed {a.seed})"
-              + (f", but for the {len(c.known)} known-issue violations above" if c.known else ""))
+        print(f"\nchaos: all invariants hold (seed {a.seed})")
     with open(os.path.join(ctx.dir, "chaos", "events.log"), "w") as fh:
         for t, what in ctx.events:
             fh.write(f"{t:8.2f} {what}\n")

@@ -1,6 +1,7 @@
 """The controller against a hostile user and a faulty network (issue 16):
 a node that comes back after SlurmdTimeout leaves one copy of each job
-running; ReturnToService; a late end report keeps the job's real end;
+running; ReturnToService; a late end report keeps the job's real end, and
+dependents wait until an assumed NODE_FAIL stands;
 MaxJobCount; negative --nice; the step layout's owner check;
 SLURM_RESTART_COUNT; the controller's state and log readable by it alone."""
 
@@ -159,6 +160,54 @@ def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced):
     for node in ("node1", "node2"):     # a MUNGE outage silences both
         if node == "node1" or node_state(c, node).startswith("down"):
             resume(c, node)
+
+
+def dependents(c, workdir, parent):
+    """An afterok and an afternotok child of parent, on node2, cancelled
+    when their dependency can never be met."""
+    return [c.sbatch([f"--dependency={t}:{parent}", "--kill-on-invalid-dep=yes", "-w", "node2",
+                      "-o", "/dev/null"], cwd=workdir, script="#!/bin/sh\ntrue\n")
+            for t in ("afterok", "afternotok")]
+
+
+@pytest.mark.parametrize("node_returns", [True, False])
+def test_dependents_wait_until_an_assumed_node_fail_stands(rcluster, workdir, node_returns):
+    """A parent whose node falls silent is recorded NODE_FAIL, but that end
+    is only assumed: its afterok and afternotok children wait (reason
+    Dependency) until the node reports the real end, which they then follow,
+    or until SlurmdTimeout more has passed, when the NODE_FAIL stands and no
+    late report changes it (chaos seeds 24 and 1001 found children acting on
+    an end that was later rewritten)."""
+    c = rcluster
+    out = os.path.join(workdir, f"assumed-{node_returns}.out")
+    body = "sleep 2\necho done\nexit 0" if node_returns else "exec sleep 300"
+    parent = c.sbatch(["-w", "node1", "-o", out], cwd=workdir,
+                      script=f"#!/bin/sh\necho started\n{body}\n")
+    c.wait_state(parent, "RUNNING")
+    wait_file(out, contains="started")
+    ok, notok = dependents(c, workdir, parent)
+    agent = c.herdd_pid("node1")
+    os.kill(agent, signal.SIGSTOP)
+    try:
+        c.wait_state(parent, "NODE_FAIL", timeout=TIMEOUT + 15)
+        assert [c.state(j) for j in (ok, notok)] == ["PENDING", "PENDING"], c.job_debug(ok)
+        assert c.field(ok, "%r") == "Dependency", c.job_debug(ok)
+        if not node_returns:
+            # nothing came within SlurmdTimeout: the NODE_FAIL stands
+            c.wait_state(notok, "COMPLETED", timeout=TIMEOUT + 20)
+            c.wait_state(ok, "CANCELLED", timeout=10)
+    finally:
+        os.kill(agent, signal.SIGCONT)
+    if node_returns:
+        c.wait_state(parent, "COMPLETED", timeout=30)
+        c.wait_state(ok, "COMPLETED", timeout=30)
+        c.wait_state(notok, "CANCELLED", timeout=10)
+    else:
+        # the copy the node still ran is killed; its end changes nothing
+        wait_for(lambda: not procs_matching("sleep 300"), 20, "the stale copy to be killed")
+        time.sleep(2)
+        assert c.state(parent) == "NODE_FAIL"
+    resume(c, "node1")
 
 
 # --- MaxJobCount ---------------------------------------------------------
