@@ -56,6 +56,20 @@ const char *acctdb_admin_level(const json_t *db, const char *user)
     return l ? l : "None";
 }
 
+bool acctdb_is_coordinator(const json_t *db, const char *user)
+{
+    const char *name;
+    json_t *acct;
+    json_object_foreach(json_object_get(db, "accounts"), name, acct) {
+        size_t i;
+        json_t *v;
+        json_array_foreach(json_object_get(acct, "coordinators"), i, v)
+            if (user && json_is_string(v) && !strcmp(json_string_value(v), user))
+                return true;
+    }
+    return false;
+}
+
 bool acctdb_coordinates(const json_t *db, const char *user, const char *account)
 {
     for (int depth = 0; user && account && depth < 64; depth++) {

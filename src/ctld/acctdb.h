@@ -28,6 +28,8 @@ json_t *acctdb_assoc(const json_t *db, const char *account, const char *user);
 json_t *acctdb_new_assoc(const char *account, const char *user, const char *parent);
 /* Is user a coordinator of account or of an account above it? */
 bool acctdb_coordinates(const json_t *db, const char *user, const char *account);
+/* Is user a coordinator of any account? */
+bool acctdb_is_coordinator(const json_t *db, const char *user);
 /* "None", "Operator" or "Administrator". */
 const char *acctdb_admin_level(const json_t *db, const char *user);
 

@@ -17,18 +17,33 @@ struct job *api_path_job(struct http_req *r);
  * root, its owner, or a coordinator of its account (sacctmgr add
  * coordinator). */
 bool api_may_act(const struct http_req *r, const struct job *j);
+struct ctld;
 /* Is the caller root or the job's owner: steps and the batch script are
  * theirs alone. */
 bool api_is_owner(const struct http_req *r, const struct job *j);
 /* root, SlurmUser, or AdminLevel Operator/Administrator: Slurm's operators. */
-struct ctld;
 bool api_is_operator(const struct ctld *c, uid_t uid);
 /* PrivateData=jobs holds for this caller (not an operator): every job
  * read (squeue's and scontrol's, sacct's, sprio's, slurmrestd's and
- * slurmdbd's routes) shows them their own jobs only. */
+ * slurmdbd's routes) shows them their own jobs and those of the accounts
+ * they coordinate only (struct api_viewer). */
 bool api_jobs_private(const struct http_req *r);
-/* Whether PrivateData=jobs hides a job of uid owner from this caller. */
-bool api_job_hidden(const struct http_req *r, uid_t owner);
+/* Whose jobs a caller reads under PrivateData=jobs (api_viewer.c): their
+ * own and, as Slurm, those of the accounts they coordinate. */
+struct api_viewer {
+    bool private;          /* PrivateData=jobs holds for this caller */
+    uid_t uid;
+    char *coord;           /* their user name when they coordinate an account; else NULL */
+};
+void api_viewer_init(const struct http_req *r, struct api_viewer *v);
+void api_viewer_free(struct api_viewer *v);
+/* account NULL: the owner's default account. */
+bool api_viewer_sees(const struct ctld *c, const struct api_viewer *v, uid_t owner,
+                     const char *account, const char *owner_name);
+struct job;
+bool api_viewer_sees_job(const struct ctld *c, const struct api_viewer *v, const struct job *j);
+/* Whether PrivateData=jobs hides the job from this caller. */
+bool api_job_hidden(const struct http_req *r, const struct job *j);
 /* api_path_job's job unless PrivateData hides it; else NULL, answered 404
  * "Invalid job id specified" as if there were none. */
 struct job *api_path_visible_job(struct http_req *r);
@@ -101,6 +116,9 @@ struct api_acct_keys {
 extern const struct api_acct_keys api_acct_v1_keys;
 struct store_acct_filter;
 typedef int (*api_acct_row_fn)(uint64_t id, const char *rec, void *arg);
+/* Whether the viewer reads the stored record (its JSON text): false only
+ * for a coordinator under PrivateData=jobs and a job outside their accounts. */
+bool api_acct_row_visible(const struct ctld *c, const struct api_viewer *v, const char *rec);
 /* Runs the query the request's query string asks for (keys named by k),
  * handing each record to fn in ascending id. 0; -1 with err (400: a bad
  * filter) or *status 500 (the store failed). */

@@ -36,6 +36,7 @@ struct acct_query {
     int64_t *uidv;
     int *statev;
     struct hostlist *nodes;
+    struct api_viewer viewer;   /* PrivateData=jobs */
     struct store_acct_filter f;
 };
 
@@ -66,6 +67,7 @@ static void query_free(struct acct_query *q)
     free(q->uidv);
     free(q->statev);
     hostlist_destroy(q->nodes);
+    api_viewer_free(&q->viewer);
 }
 
 static int parse_int(const char *s, int64_t *v)
@@ -127,10 +129,13 @@ static char *query_get(struct http_req *r, const char *key)
 /* PrivateData=jobs: a user who is no operator reads their own records
  * only (slurm.conf: it "prevents users from viewing job records belonging
  * to other users" in sacct too); a users= filter naming only others then
- * matches nothing (uid -1). uidv has room for one. */
+ * matches nothing (uid -1). uidv has room for one. A coordinator reads
+ * their accounts' records too: the store is asked as for anyone, and
+ * api_acct_row_visible sorts the rows. */
 static void query_private(struct http_req *r, struct acct_query *q)
 {
-    if (!api_jobs_private(r))
+    api_viewer_init(r, &q->viewer);
+    if (!q->viewer.private || q->viewer.coord)
         return;
     int64_t me = (int64_t)r->who.uid;
     bool named = q->users.n == 0;
@@ -203,7 +208,22 @@ static bool ran_on(const struct hostlist *want, const char *rec)
     return hit;
 }
 
+bool api_acct_row_visible(const struct ctld *c, const struct api_viewer *v, const char *rec)
+{
+    if (!v || !v->private || !v->coord)
+        return true;
+    json_t *o = json_loads(rec, 0, NULL);
+    bool sees = o && api_viewer_sees(c, v, (uid_t)json_integer_value(json_object_get(o, "uid")),
+                                     json_string_value(json_object_get(json_object_get(o, "spec"),
+                                                                       "account")),
+                                     json_string_value(json_object_get(o, "user_name")));
+    json_decref(o);
+    return sees;
+}
+
 struct acct_out {
+    const struct ctld *c;
+    const struct api_viewer *viewer;
     struct evbuffer *buf;
     const struct hostlist *nodes;
     const char *sep;   /* before the next job: "" first, then "," or "\n" */
@@ -217,7 +237,7 @@ struct acct_out {
 static int acct_filtered(uint64_t id, const char *rec, void *arg)
 {
     struct acct_out *o = arg;
-    if (o->nodes && !ran_on(o->nodes, rec))
+    if ((o->nodes && !ran_on(o->nodes, rec)) || !api_acct_row_visible(o->c, o->viewer, rec))
         return 0;
     return o->fn(id, rec, o->fn_arg);
 }
@@ -239,6 +259,8 @@ static int acct_emit(uint64_t id, const char *rec, void *arg)
 static int acct_row(uint64_t id, const char *rec, void *arg)
 {
     struct acct_out *o = arg;
+    if (!api_acct_row_visible(o->c, o->viewer, rec))
+        return 0;
     if (o->runs)
         store_runs_each(o->runs, id, acct_emit, o);
     return acct_emit(id, rec, o);
@@ -260,7 +282,7 @@ int api_acct_run(struct http_req *r, const struct api_acct_keys *k, api_acct_row
         *status = 400;
         return -1;
     }
-    struct acct_out o = { NULL, q.nodes, "", "", NULL, fn, arg };
+    struct acct_out o = { c, &q.viewer, NULL, q.nodes, "", "", NULL, fn, arg };
     int rc = store_acct_query(c->store, &q.f, acct_filtered, &o);
     query_free(&q);
     if (rc < 0) {
@@ -284,7 +306,8 @@ void api_accounting(struct http_req *r)
     bool lines = format && !strcmp(format, "lines");
     free(format);
     char *dups = http_query_get(r, "duplicates");
-    struct acct_out o = { evbuffer_new(), q.nodes, lines ? "\n" : "", lines ? "\n" : ",",
+    struct acct_out o = { c, &q.viewer, evbuffer_new(), q.nodes, lines ? "\n" : "",
+                          lines ? "\n" : ",",
                           dups && !strcmp(dups, "1") ? c->store : NULL, NULL, NULL };
     free(dups);
     evbuffer_add_printf(o.buf, lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",

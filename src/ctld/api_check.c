@@ -65,15 +65,10 @@ bool api_jobs_private(const struct http_req *r)
     return pd && acct_word_in(pd, "jobs", 4) && !api_is_operator(c, r->who.uid);
 }
 
-bool api_job_hidden(const struct http_req *r, uid_t owner)
-{
-    return owner != r->who.uid && api_jobs_private(r);
-}
-
 struct job *api_path_visible_job(struct http_req *r)
 {
     struct job *j = api_path_job(r);
-    if (j && api_job_hidden(r, j->uid)) {
+    if (j && api_job_hidden(r, j)) {
         http_reply_error(r, 404, ESLURM_INVALID_JOB_ID, "Invalid job id specified");
         return NULL;
     }

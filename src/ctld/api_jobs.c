@@ -219,8 +219,7 @@ void api_submit(struct http_req *r)
 /* The filters of GET /v1/jobs: each a comma list, absent = any. */
 struct job_filter {
     char *states, *users, *ids;
-    bool private;          /* PrivateData=jobs: the caller's own jobs only */
-    uid_t uid;
+    struct api_viewer viewer;   /* PrivateData=jobs: whose jobs the caller reads */
 };
 
 static bool in_list(const char *list, const char *item)
@@ -236,10 +235,10 @@ static bool in_list(const char *list, const char *item)
     return false;
 }
 
-static bool filter_match(const struct job_filter *f, const struct job *j)
+static bool filter_match(const struct ctld *c, const struct job_filter *f, const struct job *j)
 {
     char num[24];
-    if (f->private && j->uid != f->uid)
+    if (!api_viewer_sees_job(c, &f->viewer, j))
         return false;
     if (f->states && !in_list(f->states, job_state_name(j->state)))
         return false;
@@ -269,7 +268,7 @@ struct list_out {
 static void list_one(struct ctld *c, struct list_out *o, const struct job_filter *f,
                      struct job *j)
 {
-    if (!filter_match(f, j))
+    if (!filter_match(c, f, j))
         return;
     o->matched++;
     if (o->tsv) {
@@ -297,7 +296,8 @@ void api_list(struct http_req *r)
 {
     struct ctld *c = r->ctx;
     struct job_filter f = { http_query_get(r, "states"), http_query_get(r, "users"),
-                            http_query_get(r, "ids"), api_jobs_private(r), r->who.uid };
+                            http_query_get(r, "ids"), {0} };
+    api_viewer_init(r, &f.viewer);
     char *fields = http_query_get(r, "fields"), *format = http_query_get(r, "format");
     struct job_keys *keys = fields ? job_keys_parse(fields) : NULL;
     struct list_out o = { evbuffer_new(), keys, keys && format && strcmp(format, "tsv") == 0,
@@ -325,6 +325,7 @@ void api_list(struct http_req *r)
     free(f.states);
     free(f.users);
     free(f.ids);
+    api_viewer_free(&f.viewer);
     free(fields);
     job_keys_free(keys);
     if (unknown)

@@ -46,9 +46,12 @@ void api_priorities(struct http_req *r)
     json_t *jobs = json_array();
     usage_update(c, p, now);
     struct job *j;
-    JOB_FOREACH(c, j)   /* PrivateData=jobs: sprio shows the caller's own, as slurmctld */
-        if (p->multifactor && j->state == JOB_PENDING && !api_job_hidden(r, j->uid))
+    struct api_viewer v;   /* PrivateData=jobs: sprio shows what squeue does, as slurmctld */
+    api_viewer_init(r, &v);
+    JOB_FOREACH(c, j)
+        if (p->multifactor && j->state == JOB_PENDING && api_viewer_sees_job(c, &v, j))
             json_array_append_new(jobs, job_prio_json(c, j, now));
+    api_viewer_free(&v);
     const struct sched_prio_weights *w = &p->w;
     json_t *weights = json_pack("{s:i, s:i, s:i, s:i, s:i, s:i}", "age", (int)w->age, "assoc",
                                 (int)w->assoc, "fairshare", (int)w->fairshare, "job_size",

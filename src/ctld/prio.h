@@ -86,6 +86,8 @@ void prio_job(const struct ctld *c, const struct job *j, int64_t now,
               struct sched_prio_factors *out);
 /* The job's account (as given, else the user's default, else root). */
 const char *prio_job_account(const struct ctld *c, const struct job *j);
+/* The same for an account and user as a record keeps them. */
+const char *prio_account_for(const struct ctld *c, const char *account, const char *user);
 /* The account a job without --account shows, as Slurm's default account:
  * the user's in herd-assoc.conf, "root" for root (Slurm's one association
  * out of the box), else NULL (Slurm's "(null)"; fair share still charges

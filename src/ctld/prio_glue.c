@@ -127,9 +127,14 @@ struct prio *prio_get(const struct ctld *c)
     return c->prio;
 }
 
+const char *prio_account_for(const struct ctld *c, const char *account, const char *user)
+{
+    return account ? account : assocs_default_account(&prio_get(c)->as, user);
+}
+
 const char *prio_job_account(const struct ctld *c, const struct job *j)
 {
-    return j->account ? j->account : assocs_default_account(&prio_get(c)->as, j->user_name);
+    return prio_account_for(c, j->account, j->user_name);
 }
 
 const char *prio_default_account(const struct ctld *c, const char *user, uid_t uid)

@@ -140,11 +140,14 @@ static json_t *db_job(const struct ctld *c, uint64_t id, const char *text)
 struct db_out {
     const struct ctld *c;
     struct evbuffer *items;
+    const struct api_viewer *viewer;   /* rows to sort out here; NULL: none */
 };
 
 static int db_row(uint64_t id, const char *rec, void *arg)
 {
     struct db_out *o = arg;
+    if (!api_acct_row_visible(o->c, o->viewer, rec))
+        return 0;
     json_t *j = db_job(o->c, id, rec);
     if (j)
         rest_list_add(o->items, j);
@@ -156,7 +159,7 @@ static int db_row(uint64_t id, const char *rec, void *arg)
  * by record (a query over everything never becomes one tree). */
 void rest_db_jobs(struct http_req *r)
 {
-    struct db_out o = { r->ctx, evbuffer_new() };
+    struct db_out o = { r->ctx, evbuffer_new(), NULL };
     int status = 400;
     char err[256];
     if (api_acct_run(r, &db_keys, db_row, &o, &status, err, sizeof err) < 0)
@@ -173,13 +176,15 @@ void rest_db_job(struct http_req *r)
     struct ctld *c = r->ctx;
     char *end;
     unsigned long long id = strtoull(r->args[0], &end, 10);
-    struct db_out o = { c, evbuffer_new() };
+    struct api_viewer v;   /* PrivateData=jobs: one the caller may not read is as none */
+    api_viewer_init(r, &v);
+    struct db_out o = { c, evbuffer_new(), &v };
     struct store_acct_filter f = { .start = -1, .end = ctld_now() };
     uint64_t ids[1] = { (uint64_t)id };
     f.ids = ids;
     f.nids = 1;
     int64_t me[1] = { (int64_t)r->who.uid };
-    if (api_jobs_private(r)) {   /* PrivateData=jobs: as if there were none */
+    if (v.private && !v.coord) {
         f.uids = me;
         f.nuids = 1;
     }
@@ -190,4 +195,5 @@ void rest_db_job(struct http_req *r)
     else
         rest_reply_list(r, "jobs", o.items, json_object());
     evbuffer_free(o.items);
+    api_viewer_free(&v);
 }

@@ -34,9 +34,10 @@ void rest_jobs(struct http_req *r)
     struct ctld *c = r->ctx;
     struct evbuffer *items = evbuffer_new();
     struct job *j;
-    bool private = api_jobs_private(r);   /* PrivateData=jobs: the caller's own, as squeue */
+    struct api_viewer v;   /* PrivateData=jobs: what squeue shows the caller */
+    api_viewer_init(r, &v);
     JOB_FOREACH(c, j) {
-        if (private && j->uid != r->who.uid)
+        if (!api_viewer_sees_job(c, &v, j))
             continue;
         json_t *o = job_to_json(c, j);
         rest_list_add(items, rest_job_info(c, o));
@@ -46,6 +47,7 @@ void rest_jobs(struct http_req *r)
                                                 rest_noval_unset(), "last_update",
                                                 rest_noval(ctld_now())));
     evbuffer_free(items);
+    api_viewer_free(&v);
 }
 
 /* The path's job id, or 0 when it is not one. */
@@ -74,7 +76,7 @@ void rest_job(struct http_req *r)
     struct job *j = path_job(r, "_handle_job_get");
     if (!j)
         return;
-    if (api_job_hidden(r, j->uid)) {   /* PrivateData=jobs: as if there were none */
+    if (api_job_hidden(r, j)) {   /* PrivateData=jobs: as if there were none */
         rest_error(r, ESLURM_INVALID_JOB_ID, MSG_INVALID_JOB, "_handle_job_get",
                    "Unable to query JobId=%s", r->args[0]);
         return;

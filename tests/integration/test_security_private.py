@@ -3,8 +3,9 @@ refused through every command and API where Slurm refuses them. Without
 PrivateData Slurm shows every job's record to everyone (squeue, scontrol
 show job, sacct -a) but its batch script (`scontrol write batch_script`),
 its environment and its output only to the owner and the admins; with
-PrivateData=jobs a user sees no other user's job at all: squeue, scontrol,
-sacct, sprio, sstat and slurmrestd's job and slurmdb routes alike."""
+PrivateData=jobs a user sees no other user's job, but a coordinator those of
+their accounts: squeue, scontrol, sacct, sprio, sstat and slurmrestd's job
+and slurmdb routes alike."""
 
 import json
 import os
@@ -149,3 +150,60 @@ def test_private_sstat(pc, two_jobs):
     cp = c.run(["sstat", "-n", "-P", "-o", "JobID,MaxRSS", "-j", run], user="herdtest2",
                check=False)
     assert run not in cp.stdout, cp
+
+
+def test_private_coordinator_sees_their_accounts_jobs(pc, tmp_path_factory):
+    """PrivateData=jobs, as Slurm: a coordinator of an account reads the
+    jobs of that account (and of the accounts below it) through squeue,
+    scontrol, sprio, sacct and slurmrestd; not the same user's jobs in
+    other accounts, and the user they coordinate still reads only theirs."""
+    from helpers import open_dir
+    c = pc
+    wd = tmp_path_factory.mktemp("private-coord")
+    open_dir(wd)
+    mgr = ["sacctmgr", "-i"]
+    c.run(mgr + ["add", "account", "optics"])
+    c.run(mgr + ["add", "account", "lasers", "parent=optics"])
+    c.run(mgr + ["add", "user", "herdtest1", "account=lasers"])
+    c.run(mgr + ["add", "account", "chemlab"])
+    c.run(mgr + ["add", "account", "coordhome"])
+    c.run(mgr + ["add", "user", "herdtest2", "account=coordhome"])
+    c.run(mgr + ["add", "user", "herdtest1", "account=chemlab"])
+    c.run(mgr + ["add", "coordinator", "account=optics", "names=herdtest2"])
+    try:
+        inside = c.sbatch(["--hold", "-A", "lasers"], cwd=str(wd), user="herdtest1",
+                          script="#!/bin/sh\ntrue\n")
+        outside = c.sbatch(["--hold", "-A", "chemlab"], cwd=str(wd), user="herdtest1",
+                           script="#!/bin/sh\ntrue\n")
+        done = c.sbatch(["-A", "lasers"], cwd=str(wd), user="herdtest1",
+                        script="#!/bin/sh\ntrue\n")
+        c.wait_state(done, "COMPLETED", timeout=60)
+        cp = c.run(["squeue", "-h", "-t", "all", "-o", "%i"], user="herdtest2")
+        got = ids_in(cp.stdout)
+        assert {inside, done} <= got and outside not in got, cp.stdout
+        cp = c.run(["scontrol", "show", "job", str(inside)], user="herdtest2")
+        assert f"JobId={inside} " in cp.stdout
+        cp = c.run(["scontrol", "show", "job", str(outside)], user="herdtest2", check=False)
+        assert cp.returncode == 1 and "Invalid job id specified" in cp.stderr, cp
+        cp = c.run(["sprio", "-h", "-o", "%i"], user="herdtest2")
+        assert str(inside) in cp.stdout.split() and str(outside) not in cp.stdout.split()
+        cp = c.run(["sacct", "-X", "-n", "-P", "-o", "JobID", "-a", "-S", "2000-01-01"],
+                   user="herdtest2")
+        got = ids_in(cp.stdout)
+        # (a held job never became eligible: sacct leaves it out, as Slurm's)
+        assert done in got and outside not in got, cp.stdout
+        st, body = user_get(c, "herdtest2", f"/slurmdb/v0.0.40/job/{done}")
+        assert st == 200 and f'"job_id":{done}' in body.replace(" ", ""), body[:300]
+        st, body = user_get(c, "herdtest2", "/slurm/v0.0.40/jobs")
+        flat = body.replace(" ", "")
+        assert f'"job_id":{inside},' in flat and f'"job_id":{outside},' not in flat
+        # the user they coordinate sees nothing of herdtest2's
+        cp = c.run(["squeue", "-h", "-t", "all", "-o", "%u"], user="herdtest1")
+        assert "herdtest2" not in cp.stdout.split(), cp.stdout
+        for j in (inside, outside):
+            c.run(["scancel", str(j)])
+    finally:
+        c.run(mgr + ["delete", "coordinator", "account=optics", "names=herdtest2"], check=False)
+    # no longer a coordinator: back to their own jobs
+    cp = c.run(["squeue", "-h", "-t", "all", "-o", "%i"], user="herdtest2")
+    assert inside not in ids_in(cp.stdout), cp.stdout
