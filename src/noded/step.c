@@ -549,7 +549,14 @@ static void on_layout(int status, json_t *body, void *arg)
     struct astep *st = arg;
     json_t *node = NULL;
     int64_t owner = json_integer_value(json_object_get(body, "user_id"));
-    if (status != 200) {
+    const struct ajob *job = agent_job_find(st->a, st->job_id);
+    if (job && job->ended) {
+        /* its batch script ended here (or its supervisor died) and the
+         * controller has not heard yet: a step started now would outlive
+         * the job's cleanup and hold its GPUs after they went to another */
+        http_reply_error(st->r, 409, ESLURM_ALREADY_DONE,
+                         "Job/step already completing or completed");
+    } else if (status != 200) {
         const char *e = json_string_value(json_object_get(body, "error"));
         http_reply_error(st->r, status ? status : 503, SLURM_ERROR, "%s",
                          e ? e : "Unable to contact slurm controller (connect failure)");
