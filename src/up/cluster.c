@@ -27,13 +27,15 @@ static void sleep_ms(int ms)
     nanosleep(&ts, NULL);
 }
 
-/* All sockets stay bound until every port is read, so the ports differ. */
+/* All sockets stay bound until every port is read, so the ports differ.
+ * Bound on every address, as herdctld listens: a port some socket holds on
+ * another address (a netns bridge, 127.1.2.3) is not offered. */
 int cluster_free_ports(int *ports, int n)
 {
     int *fds = xcalloc((size_t)n, sizeof *fds);
     int rc = 0, i;
     for (i = 0; i < n; i++) {
-        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+        struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_ANY)};
         socklen_t len = sizeof sa;
         fds[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
         if (fds[i] < 0 || bind(fds[i], (struct sockaddr *)&sa, sizeof sa) < 0 ||
