@@ -16,6 +16,7 @@
  *   runs a requeue ends, for sacct -D).
  * - nodes: node.c (the registry, and the nodes as the scheduling core sees
  *   them), node_down.c (a node falls, drains or returns, and its jobs),
+ *   node_fail_firm.c (when a NODE_FAIL assumed for a silent node stands),
  *   node_state.c (admin states kept across restarts), launch.c (RPCs to
  *   node agents).
  * - scheduling glue (ctld_sched_*): sched_glue.c (configuration, passes),
@@ -42,7 +43,8 @@
  *   resv_json.c (API object, record), resv_jobs.c (--reservation, what a
  *   pass is told), api_resv.c (the routes), store_resv.c (its rows).
  * - routes: api.c (the one route table), api_check.c (the checks job
- *   requests share, the answer sent after commit), api_jobs.c (submit,
+ *   requests share, the answer sent after commit), api_viewer.c (whose
+ *   jobs a caller reads under PrivateData=jobs), api_jobs.c (submit,
  *   show, cancel), api_admin.c (scontrol's changes), api_nodes.c (node
  *   agents' calls), api_acct.c (sacct), api_prio.c (sprio, sshare),
  *   api_acctmgr.c (sacctmgr), api_wait.c (sbatch --wait), api_diag.c (sdiag), job_list.c (squeue's
