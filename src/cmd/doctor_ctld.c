@@ -8,11 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <event2/event.h>
 
 #include "client/clock.h"
 #include "cmd/doctor.h"
-#include "common/auth.h"
 #include "common/conf.h"
 #include "common/conf_hash.h"
 #include "common/confless.h"
@@ -23,33 +21,18 @@
 #define SKEW_FAIL_S 10     /* time limits and MUNGE's 300 s credentials go wrong */
 
 struct answer {
-    struct event_base *base;
     int status;
     json_t *body;
 };
 
-static void answered(int status, json_t *body, void *arg)
-{
-    struct answer *a = arg;
-    a->status = status;
-    a->body = json_incref(body);
-    event_base_loopbreak(a->base);
-}
-
 /* GET path on the controller; *mid: the local time halfway through. */
 static struct answer ask(const struct doctor *d, const char *path, double *mid)
 {
-    struct answer a = { .base = event_base_new() };
-    if (!a.base)
-        return a;
+    struct answer a;
     double t0 = (double)client_now();
-    http_call(a.base, d->munge_socket, d->ctld_host, d->ctld_port, "GET", path, NULL,
-              PING_TIMEOUT_S, answered, &a);
-    event_base_dispatch(a.base);
+    a.status = http_call_wait(d->munge_socket, d->ctld_host, d->ctld_port, "GET", path, NULL,
+                              PING_TIMEOUT_S, &a.body);
     *mid = (t0 + (double)client_now()) / 2;
-    http_calls_settle(a.base);
-    auth_async_release(a.base);
-    event_base_free(a.base);
     return a;
 }
 

@@ -2,7 +2,6 @@
 
 #include <arpa/nameser.h>
 #include <errno.h>
-#include <event2/event.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <resolv.h>
@@ -70,21 +69,6 @@ int confless_srv_lookup(char *host, size_t n, int *port, char *err, size_t errle
     return 0;
 }
 
-struct fetch {
-    struct event_base *base;
-    int status;
-    json_t *body;
-};
-
-/* The MUNGE workers' wake-up pipe stays on the loop: it is broken here. */
-static void fetched(int status, json_t *body, void *arg)
-{
-    struct fetch *f = arg;
-    f->status = status;
-    f->body = json_incref(body);
-    event_base_loopbreak(f->base);
-}
-
 static int write_file(const char *dir, const char *name, const char *text)
 {
     char *path = xasprintf("%s/%s", dir, name), *tmp = xasprintf("%s.tmp", path);
@@ -144,18 +128,9 @@ int confless_fetch(const char *host, int port, const char *munge_socket, const c
 {
     if (!munge_socket)
         munge_socket = getenv("HERD_MUNGE_SOCKET");
-    struct event_base *base = event_base_new();
-    struct fetch f = { .base = base };
-    if (!base) {
-        snprintf(err, errlen, "cannot create an event loop");
-        return -1;
-    }
-    http_call(base, munge_socket, host, port, "GET", "/v1/config", NULL, FETCH_TIMEOUT_S,
-              fetched, &f);
-    event_base_dispatch(base);
-    http_calls_settle(f.base);
-    auth_async_release(base);
-    event_base_free(base);
+    struct { int status; json_t *body; } f;
+    f.status = http_call_wait(munge_socket, host, port, "GET", "/v1/config", NULL,
+                              FETCH_TIMEOUT_S, &f.body);
     const char *why = json_string_value(json_object_get(f.body, "error"));
     const json_t *got = json_object_get(f.body, "files");
     int rc = -1;

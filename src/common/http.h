@@ -133,6 +133,11 @@ void http_call(struct event_base *base, const char *munge_socket, const char *ad
                const char *method, const char *path, json_t *body, int timeout_s,
                http_done done, void *arg);
 
+/* http_call on a loop of its own, waited for (commands only): the status
+ * (0: no answer) and *answer, the body (a new reference; NULL: none). */
+int http_call_wait(const char *munge_socket, const char *addr, int port, const char *method,
+                   const char *path, json_t *body, int timeout_s, json_t **answer);
+
 /* Frees the connections of base's ended calls now, rather than at the
  * loop's next turn: for a loop that has stopped and is about to be freed. */
 void http_calls_settle(struct event_base *base);
