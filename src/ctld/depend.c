@@ -447,6 +447,20 @@ static bool settle(struct ctld *c, struct job *j, const struct job *changed)
     return moved;
 }
 
+bool depend_awaits_outcome(struct ctld *c, const struct job *ended)
+{
+    for (size_t i = 0; i < c->ndep_jobs; i++) {
+        const struct job *j = job_find(c, c->dep_jobs[i]);
+        for (size_t k = 0; j && j->deps && j->state == JOB_PENDING && k < j->deps->n; k++) {
+            const struct dep *x = &j->deps->v[k];
+            if (asks_outcome(x->type) && names(x, ended) &&
+                (x->state == DEP_WAIT || corr_per_task(j, x)))
+                return true;
+        }
+    }
+    return false;
+}
+
 static void kill_invalid(struct ctld *c, uint64_t id)
 {
     struct job *j = job_find(c, id);

@@ -62,6 +62,9 @@ bool depend_per_task(const struct job *j);
 /* Job `changed` started or ended: the dependencies on it are settled, those
  * that can never hold end their job where asked to. */
 void depend_notify(struct ctld *c, const struct job *changed);
+/* Whether a pending job waits to learn how `ended` ended (afterok,
+ * afternotok, aftercorr on it, or on its array). */
+bool depend_awaits_outcome(struct ctld *c, const struct job *ended);
 /* A job with dependencies came in, loaded or split off: tracked. */
 void depend_track(struct ctld *c, const struct job *j);
 /* The listener of job changes (job_listen): a start or an end settles the

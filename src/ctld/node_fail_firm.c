@@ -5,8 +5,10 @@
  * afterok/afternotok/aftercorr dependents wait (depend.c), so that no
  * dependent acts on an end that is later rewritten. It becomes firm when
  * the node's kill of the job's stale copy reports, when the node comes back
- * without the job, or SlurmdTimeout after the end: a node that stays away
- * that long is taken at its word, as Slurm keeps a NODE_FAIL.
+ * without the job, or, once SlurmdTimeout has passed since the end, as
+ * soon as a dependent waits to learn the outcome: from then on the
+ * NODE_FAIL stands, as Slurm keeps it. A job nobody waits on stays open, so
+ * that a node back after a long outage still puts its real end on record.
  */
 #include "common/conf.h"
 #include "common/log.h"
@@ -26,8 +28,10 @@ void node_fail_firm(struct ctld *c, struct job *j, const char *why)
 
 void node_fail_firm_due(struct ctld *c, struct job *j, int64_t now)
 {
-    if (j->end_assumed && now >= j->end_time + c->conf->slurmd_timeout)
-        node_fail_firm(c, j, "no report of its real end within SlurmdTimeout");
+    if (j->end_assumed && now >= j->end_time + c->conf->slurmd_timeout &&
+        depend_awaits_outcome(c, j))
+        node_fail_firm(c, j, "a dependent waits, and no report of its real end came within "
+                             "SlurmdTimeout");
 }
 
 static bool listed(json_t *jobs, uint64_t id)

@@ -131,11 +131,14 @@ def silencer_pid(c, what):
         return int(f.read().split()[0])
 
 
-@pytest.mark.parametrize("silenced", ["herdd", "munged"])
-def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced):
+@pytest.mark.parametrize("silenced,away", [("herdd", 0), ("munged", 0),
+                                            ("herdd", 2 * TIMEOUT + 2)])
+def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced, away):
     """A job that finishes while its node is silent is first recorded
     NODE_FAIL (the controller can only assume); the agent's late report of
-    its real end (COMPLETED, its exit code, its end time) replaces that."""
+    its real end (COMPLETED, its exit code, its end time) replaces that,
+    however long after (`away`) the node comes back, when no dependent
+    waited on the job."""
     c = rcluster
     out = os.path.join(workdir, "late.out")
     job = c.sbatch(["-w", "node1", "-o", out], cwd=workdir,
@@ -147,6 +150,7 @@ def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced):
     try:
         wait_file(out, contains="done")
         c.wait_state(job, "NODE_FAIL", timeout=TIMEOUT + 15)
+        time.sleep(away)
         resumed = int(time.time())
     finally:
         os.kill(agent, signal.SIGCONT)
