@@ -249,7 +249,25 @@ def check_leftovers(ctx, final, c):
                f"{final[jid]['State']}) still runs: {cmd}")
 
 
+def node_fail_firm(ctx):
+    """Jobs whose NODE_FAIL the controller holds to, whatever the script did
+    on its node: the end stood (docs/node-agent.md: a dependent waited, the
+    node came back without it, or its stale copy was killed), or another
+    node of the job fell and it was killed on the rest."""
+    out = set()
+    try:
+        with open(os.path.join(ctx.dir, "log", "herdctld.log"), errors="replace") as f:
+            for line in f:
+                m = re.search(r"job (\d+): (NODE_FAIL stands|killed on )", line)
+                if m:
+                    out.add(int(m.group(1)))
+    except OSError:
+        pass
+    return out
+
+
 def check_accounting(ctx, w, final, logs, c):
+    firm = node_fail_firm(ctx)
     for jid, j in sorted(w.jobs.items()):
         r = final.get(jid)
         if not r:
@@ -275,6 +293,8 @@ def check_accounting(ctx, w, final, logs, c):
             not getattr(j, "requeued_rows", 0)
         if not clean:
             continue
+        if st == "NODE_FAIL" and jid in firm:
+            continue    # the controller's decision, as Slurm's; the real end came too late
         want = "COMPLETED" if last.exit == 0 else "FAILED"
         if st != want or r["ExitCode"] != f"{last.exit}:0":
             c.fail("accounting", f"job {jid} ({j.kind}): its script ended with exit {last.exit} "
