@@ -2,7 +2,7 @@
 """Scheduling quality of each policy against EASY, on the Archive traces and on
 synthetic workloads of bench/sim/gen_swf.py (seeds recorded here).
 
-    bench/sim/quality.py [--bin build/bin] [--policies easy,herd,conservative]
+    bench/sim/quality.py [--bin build/bin] [--policies easy,herd,LABEL=herd --predict user]
                          [--traces DIR] [--only NAME] [--md]
 
 Every figure is the whole trace (no warm-up), bounded slowdown with tau = 10 s,
@@ -29,7 +29,9 @@ SYNTH = [(f"{kind}-l{load}-s{seed}",
 
 
 def sim(binp, policy, path):
-    out = subprocess.run([os.path.join(binp, "herd"), "sim", "--policy", policy, "--json", path],
+    """policy: a policy name, or LABEL=POLICY OPTION... (a variant)."""
+    args = policy.split("=", 1)[-1].split()
+    out = subprocess.run([os.path.join(binp, "herd"), "sim", "--policy"] + args + ["--json", path],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
@@ -51,7 +53,7 @@ def main():
             subprocess.run([sys.executable, os.path.join(HERE, "gen_swf.py")] + args,
                            check=True, stdout=f)
         work.append((name, path))
-    pols = a.policies.split(",")
+    pols = [p for p in a.policies.split(",") if p]
     for name, path in work:
         if a.only and a.only not in name:
             continue
@@ -68,11 +70,11 @@ def main():
                                        r["max_wait_s"] / max(1, base["max_wait_s"]))
             if a.md:
                 print("| %s | %s | %.2f | %.0f | %.0f | %.3f | %s |" % (
-                    name, p, r["avg_bsld"], r["avg_wait_s"], r["max_wait_s"],
+                    name, p.split("=")[0], r["avg_bsld"], r["avg_wait_s"], r["max_wait_s"],
                     r["utilization"], d))
             else:
-                print("%-22s %-13s bsld %8.2f wait %9.0f max %9.0f util %.3f %s" % (
-                    name, p, r["avg_bsld"], r["avg_wait_s"], r["max_wait_s"],
+                print("%-22s %-16s bsld %8.2f wait %9.0f max %9.0f util %.3f %s" % (
+                    name, p.split("=")[0], r["avg_bsld"], r["avg_wait_s"], r["max_wait_s"],
                     r["utilization"], d), flush=True)
 
 

@@ -4,7 +4,10 @@
  * jobs, the reservations made so far). A job starts now only where it delays
  * no reservation. BACKFILL reserves every tested job (so each gets a start
  * estimate); EASY and HERD reserve each partition's first blocked job and
- * then only start what fits around it, HERD trying the shortest first.
+ * then only start what fits around it, HERD trying first the job whose
+ * expansion factor on its predicted run is largest, and giving jobs that
+ * have waited past the age bound EASY's treatment (priority order, the
+ * first age_resv of them a reservation): docs/scheduling.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,7 @@ struct bf {
     struct sched_free *cur;        /* what is free now, for ReqNodeNotAvail */
     struct sched_model model;
     bool *reserved;                /* per partition: its first blocked job has a reservation */
+    size_t *aged;                  /* per partition: HERD's guard reservations made */
     struct bf_memo *memo;
     uint64_t gen;                  /* bumped whenever the model changes */
     size_t tested;                 /* jobs tested since the first blocked one */
@@ -47,7 +51,7 @@ struct bf_memo {
 
 struct bf_defer {
     size_t i;
-    int64_t dur;                   /* the order: predicted run */
+    double key;                    /* the order: expansion factor, largest first */
 };
 
 int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j)
@@ -263,12 +267,26 @@ static int defer_cmp(const void *a, const void *b)
 {
     const struct bf_defer *x = a, *y = b;
 
-    if (x->dur != y->dur)
-        return x->dur < y->dur ? -1 : 1;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Jobs behind their partition's reservation, shortest expected run first. */
+/* HERD's backfill order: the expansion factor (wait + p) / p, p the
+ * predicted run (at least the bounded slowdown's 10 s): the job whose
+ * slowdown grows fastest if it waits goes first. Among jobs that have just
+ * arrived that is the shortest predicted first; a long job's factor grows
+ * while it waits, so short jobs cannot keep it behind them for ever. */
+static double bf_xfactor(const struct bf *b, const struct sched_job *j)
+{
+    int64_t p = j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+    double pd = p > 10 ? (double)p : 10.0;
+    double w = j->waited_s > 0 ? (double)j->waited_s : 0.0;
+
+    return (w + pd) / pd;
+}
+
+/* Jobs behind their partition's reservation, largest expansion factor first. */
 static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct sched_output *out)
 {
     qsort(df, n, sizeof(*df), defer_cmp);
@@ -285,6 +303,11 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
             sched_limits_take(&b->limits, j);
         bf_after(b, j, d);
     }
+}
+
+static bool bf_aged(const struct bf *b, const struct sched_job *j)
+{
+    return b->in->age_bound_s > 0 && j->waited_s >= b->in->age_bound_s;
 }
 
 static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_defer *df,
@@ -308,9 +331,19 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
             bf_reserve(b, j, d);
         else
             d->reason = SCHED_PRIORITY;
+    } else if (pol == SCHED_POLICY_HERD && bf_aged(b, j)) {
+        /* The starvation guard: as under EASY, in priority order before
+         * every deferred job, the first few with a reservation. */
+        if (!bf_depth_left(b))
+            d->reason = SCHED_PRIORITY;
+        else if (b->aged[j->part] < b->in->age_resv) {
+            b->aged[j->part]++;
+            bf_reserve(b, j, d);
+        } else
+            bf_try_now(b, j, sched_job_dur(b->in, j), d);
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
-        df[*ndf].dur = j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+        df[*ndf].key = bf_xfactor(b, j);
         (*ndf)++;
     } else if (bf_depth_left(b)) {
         bf_try_now(b, j, sched_job_dur(b->in, j), d);
@@ -353,6 +386,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     struct bf_defer *df = xcalloc(in->npending ? in->npending : 1, sizeof(*df));
 
     b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
+    b.aged = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.aged));
     sched_limits_init(&b.limits, in);
     bf_now_views(&b);
     if (!sched_pool_new(in, now, &b.model)) {
@@ -368,6 +402,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.empty);
     xfree(b.cur);
     xfree(b.reserved);
+    xfree(b.aged);
     xfree(b.memo);
     xfree(b.nowv);
     xfree(b.tmp);
