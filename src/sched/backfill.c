@@ -25,6 +25,7 @@ struct bf {
     struct sched_model model;
     bool *reserved;                /* per partition: its first blocked job has a reservation */
     size_t *aged;                  /* per partition: HERD's guard reservations made */
+    bool *guarded;                 /* per pending job: planned by the guard's pre-pass */
     struct bf_memo *memo;
     uint64_t gen;                  /* bumped whenever the model changes */
     size_t tested;                 /* jobs tested since the first blocked one */
@@ -317,6 +318,16 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     struct sched_decision *d = &out->d[i];
     enum sched_policy pol = b->in->policy;
 
+    if (b->guarded && b->guarded[i]) {
+        /* Reserved by the guard; if it is its partition's first blocked
+         * job, that is its EASY reservation too. */
+        if (d->reason == SCHED_RESOURCES || d->reason == SCHED_PRIORITY) {
+            d->reason = b->reserved[j->part] ? SCHED_PRIORITY : SCHED_RESOURCES;
+            b->reserved[j->part] = true;
+            b->any_blocked = true;
+        }
+        return;
+    }
     d->reason = bf_static(b, j);
     if (d->reason == SCHED_NONE && !sched_limits_fit(&b->limits, j, d))
         d->reason = SCHED_LIMIT;
@@ -332,15 +343,12 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
         else
             d->reason = SCHED_PRIORITY;
     } else if (pol == SCHED_POLICY_HERD && bf_aged(b, j)) {
-        /* The starvation guard: as under EASY, in priority order before
-         * every deferred job, the first few with a reservation. */
-        if (!bf_depth_left(b))
-            d->reason = SCHED_PRIORITY;
-        else if (b->aged[j->part] < b->in->age_resv) {
-            b->aged[j->part]++;
-            bf_reserve(b, j, d);
-        } else
+        /* Past the age bound (beyond the guard's reservations): as under
+         * EASY, tried in priority order, before every deferred job. */
+        if (bf_depth_left(b))
             bf_try_now(b, j, sched_job_dur(b->in, j), d);
+        else
+            d->reason = SCHED_PRIORITY;
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
         df[*ndf].key = bf_xfactor(b, j);
@@ -353,6 +361,66 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     if (d->reason == SCHED_NONE && d->nallocs > 0)   /* started now, not deferred */
         sched_limits_take(&b->limits, j);
     bf_after(b, j, d);
+}
+
+struct bf_age {
+    size_t i;
+    int64_t waited;
+};
+
+static int age_cmp(const void *a, const void *b)
+{
+    const struct bf_age *x = a, *y = b;
+
+    if (x->waited != y->waited)
+        return x->waited > y->waited ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* HERD's starvation guard, before any other job is planned: the age_resv
+ * longest-waiting jobs of each partition past the age bound get a
+ * reservation on time limits. Planned first, it is never pushed back by a
+ * job planned after it, whatever its priority or predicted run; the
+ * partition's first blocked job in priority order keeps its own. */
+static void bf_guard(struct bf *b, struct sched_output *out)
+{
+    const struct sched_input *in = b->in;
+    struct bf_age *aged;
+    size_t n = 0;
+
+    if (in->policy != SCHED_POLICY_HERD || in->age_bound_s <= 0 || in->age_resv == 0)
+        return;
+    for (size_t i = 0; i < in->npending; i++)
+        n += bf_aged(b, &in->pending[i]) && !in->pending[i].resv;
+    if (n == 0)
+        return;
+    aged = xcalloc(n, sizeof(*aged));
+    n = 0;
+    for (size_t i = 0; i < in->npending; i++)
+        if (bf_aged(b, &in->pending[i]) && !in->pending[i].resv)
+            aged[n++] = (struct bf_age){ i, in->pending[i].waited_s };
+    qsort(aged, n, sizeof(*aged), age_cmp);
+    b->guarded = xcalloc(in->npending, sizeof(*b->guarded));
+    for (size_t k = 0; k < n; k++) {
+        const struct sched_job *j = &in->pending[aged[k].i];
+        struct sched_decision *d = &out->d[aged[k].i];
+        if (b->aged[j->part] >= in->age_resv)
+            continue;
+        d->reason = bf_static(b, j);
+        if (d->reason == SCHED_NONE && !sched_limits_fit(&b->limits, j, d))
+            d->reason = SCHED_LIMIT;
+        if (d->reason != SCHED_NONE)
+            continue;
+        bool was = b->reserved[j->part];
+        bf_reserve(b, j, d);
+        b->reserved[j->part] = was;
+        b->any_blocked = false;
+        b->aged[j->part]++;
+        b->guarded[aged[k].i] = true;
+        if (d->reason == SCHED_NONE)
+            sched_limits_take(&b->limits, j);
+    }
+    xfree(aged);
 }
 
 static bool any_preemptor(const struct sched_input *in)
@@ -393,6 +461,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
         bf_ready(&b);
         sched_profile_new(in, now, &b.ctx, &b.model);
     }
+    bf_guard(&b, out);
     for (size_t i = 0; i < in->npending; i++)
         bf_job(&b, i, out, df, &ndf);
     bf_run_deferred(&b, df, ndf, out);
@@ -403,6 +472,7 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.cur);
     xfree(b.reserved);
     xfree(b.aged);
+    xfree(b.guarded);
     xfree(b.memo);
     xfree(b.nowv);
     xfree(b.tmp);
