@@ -52,7 +52,8 @@ struct bf_memo {
 
 struct bf_defer {
     size_t i;
-    double key;                    /* the order: expansion factor, largest first */
+    double key;                    /* the order: expansion factor, largest first, */
+    int64_t pred;                  /* then the shortest predicted run */
 };
 
 int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j)
@@ -270,6 +271,8 @@ static int defer_cmp(const void *a, const void *b)
 
     if (x->key != y->key)
         return x->key > y->key ? -1 : 1;
+    if (x->pred != y->pred)
+        return x->pred < y->pred ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
@@ -278,9 +281,14 @@ static int defer_cmp(const void *a, const void *b)
  * slowdown grows fastest if it waits goes first. Among jobs that have just
  * arrived that is the shortest predicted first; a long job's factor grows
  * while it waits, so short jobs cannot keep it behind them for ever. */
+static int64_t bf_predicted(const struct bf *b, const struct sched_job *j)
+{
+    return j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+}
+
 static double bf_xfactor(const struct bf *b, const struct sched_job *j)
 {
-    int64_t p = j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+    int64_t p = bf_predicted(b, j);
     double pd = p > 10 ? (double)p : 10.0;
     double w = j->waited_s > 0 ? (double)j->waited_s : 0.0;
 
@@ -352,6 +360,7 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
         df[*ndf].key = bf_xfactor(b, j);
+        df[*ndf].pred = bf_predicted(b, j);
         (*ndf)++;
     } else if (bf_depth_left(b)) {
         bf_try_now(b, j, sched_job_dur(b->in, j), d);

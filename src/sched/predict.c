@@ -134,11 +134,6 @@ int64_t sched_predict_history(const struct sched_predict *p, uint64_t user, int6
     return k && k->n > 0 ? cap_at(pred_hist(k), estimate_s) : estimate_s;
 }
 
-int64_t sched_predict_run(const struct sched_predict *p, uint64_t user, int64_t estimate_s)
-{
-    return sched_predict_job(p, user, 0, estimate_s, NULL);
-}
-
 static double pred_err(int64_t predicted, int64_t run)
 {
     double a = (double)predicted, b = (double)run;
@@ -177,11 +172,6 @@ void sched_predict_learn(struct sched_predict *p, uint64_t user, int64_t cls, in
     pred_learn(p, pred_hash(user, 0), run_s, estimate_s);
     if (cls > 0)
         pred_learn(p, pred_hash(user, cls), run_s, estimate_s);
-}
-
-void sched_predict_done(struct sched_predict *p, uint64_t user, int64_t run_s)
-{
-    sched_predict_learn(p, user, 0, run_s, 0);
 }
 
 /* Tsafrir et al.'s standard steps: a running job that outlives its

@@ -289,10 +289,6 @@ int64_t sched_predict_history(const struct sched_predict *p, uint64_t user, int6
 /* A completed run of a job of that user and class, with its estimate. */
 void sched_predict_learn(struct sched_predict *p, uint64_t user, int64_t cls, int64_t run_s,
                          int64_t estimate_s);
-/* The user alone, estimate unknown (EASY++ as published: no trust measure
- * can be kept without the estimate, so such a history is never trusted). */
-int64_t sched_predict_run(const struct sched_predict *p, uint64_t user, int64_t estimate_s);
-void sched_predict_done(struct sched_predict *p, uint64_t user, int64_t run_s);
 /* Correction on expiry: the prediction for a job still running after
  * elapsed_s that was predicted_s: grown by Tsafrir's standard steps (1, 5,
  * 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h) until it lies ahead, and never
