@@ -31,7 +31,8 @@ SYNTH = [(f"{kind}-l{load}-s{seed}",
 def sim(binp, policy, path):
     """policy: a policy name, or LABEL=POLICY OPTION... (a variant)."""
     args = policy.split("=", 1)[-1].split()
-    out = subprocess.run([os.path.join(binp, "herd"), "sim", "--policy"] + args + ["--json", path],
+    prog = [os.path.join(binp, "herd-sim")]   # what `herd sim` runs
+    out = subprocess.run(prog + ["--policy"] + args + ["--json", path],
                          check=True, capture_output=True, text=True).stdout
     return json.loads(out)
 
