@@ -81,7 +81,7 @@ static int sim_usage(FILE *out)
                  "                [--preempt off|requeue|cancel] [--grace S] [--seed N]\n"
                  "                [--maint START,DURATION[,PERIOD]] [--jobs-out FILE]\n"
                  "                [--age-bound S] [--age-resv N]\n"
-                 "                [--predict class|user|easy++|estimate]\n"
+                 "                [--predict class|user|easy++|estimate] [--plan-predicted]\n"
                  "                TRACE.swf[.gz]\n");
     return out == stdout ? 0 : 1;
 }
@@ -200,7 +200,7 @@ static const struct option longopts[] = {
     {"grace", required_argument, NULL, 'G'}, {"seed", required_argument, NULL, 'D'},
     {"maint", required_argument, NULL, 'M'}, {"jobs-out", required_argument, NULL, 'o'},
     {"age-bound", required_argument, NULL, 'A'}, {"age-resv", required_argument, NULL, 'R'},
-    {"predict", required_argument, NULL, 'Q'},
+    {"predict", required_argument, NULL, 'Q'}, {"plan-predicted", no_argument, NULL, 'X'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
@@ -254,6 +254,7 @@ static int sim_parse(int argc, char **argv, struct sim_opts *o, bool *json)
             if (sim_parse_herd(c, optarg, o))
                 return 1;
             break;
+        case 'X': o->plan_predicted = true; break;
         case 'O': o->scav.owners_only = true; break;
         case 'o': o->jobs_out = optarg; break;
         case 't': o->truncate = true; break;

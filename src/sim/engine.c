@@ -83,6 +83,10 @@ void sim_arrive(struct sim *s, size_t job)
     if (s->pred)
         j.predict_s = sim_predict(s, sj);
     s->plan_run[job] = est;
+    if (s->pred && s->o->plan_predicted && j.predict_s > 0) {
+        j.time_est_s = j.predict_s;
+        s->plan_run[job] = j.predict_s;
+    }
     if (s->nusers && job < s->ntrace) {
         j.limits = &s->job_user[job];
         j.nlimits = 1;
@@ -149,6 +153,15 @@ static struct sim_pass_res sim_pass(struct sim *s, int64_t now)
     size_t k = 0, owners = 0;
 
     sim_refresh_limits(s);
+    if (s->pred && s->o->plan_predicted)
+        for (size_t i = 0; i < s->nrun; i++) {
+            struct sched_running *r = &s->run[i];
+            if (r->end_time <= now)   /* expired: Tsafrir's next step */
+                r->end_time = r->start_time +
+                              sched_predict_expired(r->end_time - r->start_time,
+                                                    now - r->start_time,
+                                                    s->jobs[s->run_job[i]].est);
+        }
     if (s->pol == SCHED_POLICY_HERD) {
         in.age_bound_s = s->o->age_bound_s < 0 ? 0
                          : s->o->age_bound_s ? s->o->age_bound_s : SCHED_AGE_BOUND_DEFAULT_S;

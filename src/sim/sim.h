@@ -69,6 +69,9 @@ struct sim_opts {
                                       (EASY++, as before) */
         SIM_PREDICT_ESTIMATE,      /* the estimate: shortest requested time first */
     } predict;
+    bool plan_predicted;           /* --plan-predicted (herd, an experiment, not what
+                                      herdctld does): plan on the predictions too, as
+                                      EASY++ does, running jobs corrected on expiry */
 };
 
 struct sim_scav_result {
