@@ -333,6 +333,7 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
             d->reason = b->reserved[j->part] ? SCHED_PRIORITY : SCHED_RESOURCES;
             b->reserved[j->part] = true;
             b->any_blocked = true;
+            bf_after(b, j, d);     /* it may still preempt */
         }
         return;
     }
