@@ -140,9 +140,30 @@ int main(int argc, char **argv)
                                .policy = pol,
                                .bf_max_job_test = argc > 4 ? strtoul(argv[4], NULL, 10) : 0,
                                .limits = lim, .nlimits = users };
+    /* GUARD=1: as herdctld runs herd, each pending job predicted from a
+     * history of 1,000 users (20 runs each, half of them predictable) and
+     * waiting i * 30 s, so that the guard acts (past 72 h: the oldest 13 %
+     * of 10,000); the predictions are made inside the timed pass, as the
+     * controller makes them for each pass's snapshot. */
+    struct sched_predict *pred = getenv("GUARD") ? sched_predict_new() : NULL;
+    if (pred) {
+        for (int k = 0; k < 20; k++)
+            for (uint64_t u = 0; u < 1000; u++)
+                sched_predict_learn(pred, u, 3600, u % 2 ? 600 + k : (int64_t)(rnd() % 3600),
+                                    3600);
+        in.age_bound_s = SCHED_AGE_BOUND_DEFAULT_S;
+        in.age_resv = SCHED_AGE_RESV_DEFAULT;
+    }
     t0 = now_s();
+    if (pred)
+        for (size_t i = 0; i < np; i++) {
+            pend[i].predict_s = sched_predict_job(pred, i % 1000, 3600,
+                                                  pend[i].time_limit_min * 60, NULL);
+            pend[i].waited_s = (int64_t)(np - i) * 30;
+        }
     sched_plan(&in, 0, &out);
     t1 = now_s();
+    sched_predict_free(pred);
     for (size_t i = 0; i < out.n; i++) {
         started += out.d[i].reason == SCHED_NONE;
         estimated += out.d[i].start_estimate > 0;

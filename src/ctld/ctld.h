@@ -214,6 +214,9 @@ struct ctld {
     int64_t bf_window_s;
     int bf_resolution_s;
     size_t bf_max_job_test;
+    int64_t age_bound_s;        /* herd_age_bound= (hours in slurm.conf; 0: no guard) */
+    size_t age_resv;            /* herd_age_resv= */
+    struct sched_predict *pred; /* run time history of ended jobs (memory only) */
     int bf_interval_s;          /* a pass at least this often (bf_interval) */
     int64_t last_tick_s;        /* the health tick's last look at the queue */
     int64_t last_periodic_s;    /* the last pass asked for by bf_interval */

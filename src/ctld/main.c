@@ -219,6 +219,7 @@ static void teardown(struct ctld *c, struct event **sigs, size_t nsigs)
         free(c->spart_nodes[p]);
     free(c->spart_nodes);
     free(c->sparts);
+    sched_predict_free(c->pred);
     conf_destroy(c->conf);
     http_calls_settle(c->base);
     event_base_free(c->base);

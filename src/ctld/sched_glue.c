@@ -41,6 +41,16 @@ static int sched_param(struct ctld *c, const char *opt, char *err, size_t errlen
             c->bf_max_job_test = (size_t)n;
             return 0;
         }
+    } else if (klen == 14 && strncmp(opt, "herd_age_bound", klen) == 0) {
+        if (num_ok) {
+            c->age_bound_s = (int64_t)n * 3600;   /* hours */
+            return 0;
+        }
+    } else if (klen == 13 && strncmp(opt, "herd_age_resv", klen) == 0) {
+        if (num_ok) {
+            c->age_resv = (size_t)n;
+            return 0;
+        }
     } else if (klen == 9 && strncmp(opt, "bf_window", klen) == 0) {
         if (num_ok) {
             c->bf_window_s = (int64_t)n * 60;   /* minutes, as Slurm */
@@ -67,7 +77,7 @@ int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
 {
     const char *type = c->conf->sched_type;
     if (strcmp(type, "sched/backfill") == 0) {
-        c->policy = SCHED_POLICY_HERD;   /* our best: EASY, shortest predicted first */
+        c->policy = SCHED_POLICY_HERD;   /* our best: EASY, largest expansion factor first */
     } else if (strcmp(type, "sched/builtin") == 0) {
         c->policy = SCHED_POLICY_FIFO;
     } else {
@@ -78,6 +88,10 @@ int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
     c->bf_window_s = 1440 * 60;
     c->bf_resolution_s = 60;
     c->bf_interval_s = 30;
+    c->age_bound_s = SCHED_AGE_BOUND_DEFAULT_S;
+    c->age_resv = SCHED_AGE_RESV_DEFAULT;
+    if (!c->pred)
+        c->pred = sched_predict_new();   /* kept over a reconfigure */
     char *params = xstrdup(c->conf->sched_params ? c->conf->sched_params : "");
     char *save = NULL;
     int rc = 0;
@@ -96,7 +110,12 @@ int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
 /* A start came from a pass; every other change may let a job start. */
 void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev)
 {
-    (void)j;
+    /* An ended run teaches the predictor (the job's class: its time limit). */
+    if (ev == JOB_ENDED && c->pred && j->start_time > 0 && j->end_time >= j->start_time) {
+        int64_t limit_s = j->req.time_limit_min > 0 ? j->req.time_limit_min * 60 : 0;
+        sched_predict_learn(c->pred, (uint64_t)j->uid, limit_s, j->end_time - j->start_time,
+                            limit_s);
+    }
     if (ev != JOB_STARTED)
         ctld_sched_request(c);
 }

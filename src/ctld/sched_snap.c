@@ -55,9 +55,16 @@ static const char *arena_str(struct arena_block **head, const char *s)
     return s ? arena_dup(head, s, strlen(s) + 1) : NULL;
 }
 
-static void copy_job(struct sched_snap *s, struct sched_job *dst, const struct job *j)
+static void copy_job(struct sched_snap *s, const struct ctld *c, struct sched_job *dst,
+                     const struct job *j)
 {
     *dst = j->req;
+    if (c->policy == SCHED_POLICY_HERD && c->pred) {
+        int64_t limit_s = j->req.time_limit_min > 0 ? j->req.time_limit_min * 60 : 0;
+        int64_t since = j->begin_time > j->submit_time ? j->begin_time : j->submit_time;
+        dst->predict_s = sched_predict_job(c->pred, (uint64_t)j->uid, limit_s, limit_s, NULL);
+        dst->waited_s = since > 0 && s->now > since ? s->now - since : 0;
+    }
     dst->req_nodes = arena_dup(&s->arena, j->req.req_nodes, j->req.nreq_nodes * sizeof(size_t));
     dst->excl_nodes = arena_dup(&s->arena, j->req.excl_nodes,
                                 j->req.nexcl_nodes * sizeof(size_t));
@@ -122,7 +129,7 @@ static void copy_pending(struct sched_snap *s, const struct ctld *c)
         const struct job *j = job_find((struct ctld *)c, pend[i].job_id);
         for (size_t e = 0; e < slots[i]; e++, k++) {
             s->gens[k] = j->spec_gen;
-            copy_job(s, &out[k], j);
+            copy_job(s, c, &out[k], j);
             if (array_is_meta(j)) {
                 s->metas[k] = j->id;
                 out[k].job_id = SNAP_TASK_ID_BASE + k;
@@ -154,6 +161,8 @@ struct sched_snap *ctld_sched_snap_take(const struct ctld *c, int64_t now)
     s->in.bf_window_s = c->bf_window_s;
     s->in.bf_resolution_s = c->bf_resolution_s;
     s->in.bf_max_job_test = c->bf_max_job_test;
+    s->in.age_bound_s = c->age_bound_s;
+    s->in.age_resv = c->age_resv;
     return s;
 }
 

@@ -4,7 +4,10 @@
  * jobs, the reservations made so far). A job starts now only where it delays
  * no reservation. BACKFILL reserves every tested job (so each gets a start
  * estimate); EASY and HERD reserve each partition's first blocked job and
- * then only start what fits around it, HERD trying the shortest first.
+ * then only start what fits around it, HERD trying first the job whose
+ * expansion factor on its predicted run is largest, and giving jobs that
+ * have waited past the age bound EASY's treatment (priority order, the
+ * first age_resv of them a reservation): docs/scheduling.md.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +24,8 @@ struct bf {
     struct sched_free *cur;        /* what is free now, for ReqNodeNotAvail */
     struct sched_model model;
     bool *reserved;                /* per partition: its first blocked job has a reservation */
+    size_t *aged;                  /* per partition: HERD's guard reservations made */
+    bool *guarded;                 /* per pending job: planned by the guard's pre-pass */
     struct bf_memo *memo;
     uint64_t gen;                  /* bumped whenever the model changes */
     size_t tested;                 /* jobs tested since the first blocked one */
@@ -47,7 +52,8 @@ struct bf_memo {
 
 struct bf_defer {
     size_t i;
-    int64_t dur;                   /* the order: predicted run */
+    double key;                    /* the order: expansion factor, largest first, */
+    int64_t pred;                  /* then the shortest predicted run */
 };
 
 int64_t sched_job_dur(const struct sched_input *in, const struct sched_job *j)
@@ -263,12 +269,33 @@ static int defer_cmp(const void *a, const void *b)
 {
     const struct bf_defer *x = a, *y = b;
 
-    if (x->dur != y->dur)
-        return x->dur < y->dur ? -1 : 1;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
+    if (x->pred != y->pred)
+        return x->pred < y->pred ? -1 : 1;
     return x->i < y->i ? -1 : x->i > y->i;
 }
 
-/* Jobs behind their partition's reservation, shortest expected run first. */
+/* HERD's backfill order: the expansion factor (wait + p) / p, p the
+ * predicted run (at least the bounded slowdown's 10 s): the job whose
+ * slowdown grows fastest if it waits goes first. Among jobs that have just
+ * arrived that is the shortest predicted first; a long job's factor grows
+ * while it waits, so short jobs cannot keep it behind them for ever. */
+static int64_t bf_predicted(const struct bf *b, const struct sched_job *j)
+{
+    return j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+}
+
+static double bf_xfactor(const struct bf *b, const struct sched_job *j)
+{
+    int64_t p = bf_predicted(b, j);
+    double pd = p > 10 ? (double)p : 10.0;
+    double w = j->waited_s > 0 ? (double)j->waited_s : 0.0;
+
+    return (w + pd) / pd;
+}
+
+/* Jobs behind their partition's reservation, largest expansion factor first. */
 static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct sched_output *out)
 {
     qsort(df, n, sizeof(*df), defer_cmp);
@@ -287,6 +314,11 @@ static void bf_run_deferred(struct bf *b, struct bf_defer *df, size_t n, struct 
     }
 }
 
+static bool bf_aged(const struct bf *b, const struct sched_job *j)
+{
+    return b->in->age_bound_s > 0 && j->waited_s >= b->in->age_bound_s;
+}
+
 static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_defer *df,
                    size_t *ndf)
 {
@@ -294,6 +326,17 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     struct sched_decision *d = &out->d[i];
     enum sched_policy pol = b->in->policy;
 
+    if (b->guarded && b->guarded[i]) {
+        /* Reserved by the guard; if it is its partition's first blocked
+         * job, that is its EASY reservation too. */
+        if (d->reason == SCHED_RESOURCES || d->reason == SCHED_PRIORITY) {
+            d->reason = b->reserved[j->part] ? SCHED_PRIORITY : SCHED_RESOURCES;
+            b->reserved[j->part] = true;
+            b->any_blocked = true;
+            bf_after(b, j, d);     /* it may still preempt */
+        }
+        return;
+    }
     d->reason = bf_static(b, j);
     if (d->reason == SCHED_NONE && !sched_limits_fit(&b->limits, j, d))
         d->reason = SCHED_LIMIT;
@@ -308,9 +351,17 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
             bf_reserve(b, j, d);
         else
             d->reason = SCHED_PRIORITY;
+    } else if (pol == SCHED_POLICY_HERD && bf_aged(b, j)) {
+        /* Past the age bound (beyond the guard's reservations): as under
+         * EASY, tried in priority order, before every deferred job. */
+        if (bf_depth_left(b))
+            bf_try_now(b, j, sched_job_dur(b->in, j), d);
+        else
+            d->reason = SCHED_PRIORITY;
     } else if (pol == SCHED_POLICY_HERD) {
         df[*ndf].i = i;
-        df[*ndf].dur = j->predict_s > 0 ? j->predict_s : sched_job_dur(b->in, j);
+        df[*ndf].key = bf_xfactor(b, j);
+        df[*ndf].pred = bf_predicted(b, j);
         (*ndf)++;
     } else if (bf_depth_left(b)) {
         bf_try_now(b, j, sched_job_dur(b->in, j), d);
@@ -320,6 +371,66 @@ static void bf_job(struct bf *b, size_t i, struct sched_output *out, struct bf_d
     if (d->reason == SCHED_NONE && d->nallocs > 0)   /* started now, not deferred */
         sched_limits_take(&b->limits, j);
     bf_after(b, j, d);
+}
+
+struct bf_age {
+    size_t i;
+    int64_t waited;
+};
+
+static int age_cmp(const void *a, const void *b)
+{
+    const struct bf_age *x = a, *y = b;
+
+    if (x->waited != y->waited)
+        return x->waited > y->waited ? -1 : 1;
+    return x->i < y->i ? -1 : x->i > y->i;
+}
+
+/* HERD's starvation guard, before any other job is planned: the age_resv
+ * longest-waiting jobs of each partition past the age bound get a
+ * reservation on time limits. Planned first, it is never pushed back by a
+ * job planned after it, whatever its priority or predicted run; the
+ * partition's first blocked job in priority order keeps its own. */
+static void bf_guard(struct bf *b, struct sched_output *out)
+{
+    const struct sched_input *in = b->in;
+    struct bf_age *aged;
+    size_t n = 0;
+
+    if (in->policy != SCHED_POLICY_HERD || in->age_bound_s <= 0 || in->age_resv == 0)
+        return;
+    for (size_t i = 0; i < in->npending; i++)
+        n += bf_aged(b, &in->pending[i]) && !in->pending[i].resv;
+    if (n == 0)
+        return;
+    aged = xcalloc(n, sizeof(*aged));
+    n = 0;
+    for (size_t i = 0; i < in->npending; i++)
+        if (bf_aged(b, &in->pending[i]) && !in->pending[i].resv)
+            aged[n++] = (struct bf_age){ i, in->pending[i].waited_s };
+    qsort(aged, n, sizeof(*aged), age_cmp);
+    b->guarded = xcalloc(in->npending, sizeof(*b->guarded));
+    for (size_t k = 0; k < n; k++) {
+        const struct sched_job *j = &in->pending[aged[k].i];
+        struct sched_decision *d = &out->d[aged[k].i];
+        if (b->aged[j->part] >= in->age_resv)
+            continue;
+        d->reason = bf_static(b, j);
+        if (d->reason == SCHED_NONE && !sched_limits_fit(&b->limits, j, d))
+            d->reason = SCHED_LIMIT;
+        if (d->reason != SCHED_NONE)
+            continue;
+        bool was = b->reserved[j->part];
+        bf_reserve(b, j, d);
+        b->reserved[j->part] = was;
+        b->any_blocked = false;
+        b->aged[j->part]++;
+        b->guarded[aged[k].i] = true;
+        if (d->reason == SCHED_NONE)
+            sched_limits_take(&b->limits, j);
+    }
+    xfree(aged);
 }
 
 static bool any_preemptor(const struct sched_input *in)
@@ -353,12 +464,14 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     struct bf_defer *df = xcalloc(in->npending ? in->npending : 1, sizeof(*df));
 
     b.reserved = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.reserved));
+    b.aged = xcalloc(in->nparts ? in->nparts : 1, sizeof(*b.aged));
     sched_limits_init(&b.limits, in);
     bf_now_views(&b);
     if (!sched_pool_new(in, now, &b.model)) {
         bf_ready(&b);
         sched_profile_new(in, now, &b.ctx, &b.model);
     }
+    bf_guard(&b, out);
     for (size_t i = 0; i < in->npending; i++)
         bf_job(&b, i, out, df, &ndf);
     bf_run_deferred(&b, df, ndf, out);
@@ -368,6 +481,8 @@ void sched_backfill(const struct sched_input *in, int64_t now, struct sched_outp
     xfree(b.empty);
     xfree(b.cur);
     xfree(b.reserved);
+    xfree(b.aged);
+    xfree(b.guarded);
     xfree(b.memo);
     xfree(b.nowv);
     xfree(b.tmp);

@@ -144,6 +144,9 @@ struct sched_job {
     int64_t time_est_s;            /* run time to plan with, in seconds; <= 0: the time limit */
     int64_t predict_s;             /* predicted run time: HERD's backfill order (shortest
                                       first); <= 0: the planned one */
+    int64_t waited_s;              /* how long it has waited so far (the caller's now minus
+                                      its submission or eligibility): HERD's starvation
+                                      guard; 0: just arrived or unknown */
     const char *constraint;        /* -C: "a&b" (or "a,b") all of them, "a|b" either; NULL none */
     const uint32_t *limits;        /* indices into sched_input.limits it counts against */
     size_t nlimits;
@@ -181,7 +184,8 @@ void sched_job_amounts(const struct sched_job *j, int64_t v[SCHED_RES_N]);
  * (Slurm's sched/backfill, "conservative") gives every tested job a
  * reservation and starts a job early only if it delays none of them; EASY
  * reserves only each partition's first blocked job; HERD is EASY whose
- * backfill candidates go shortest predicted run first. */
+ * backfill candidates go largest expansion factor (wait + predicted run) /
+ * predicted run first, with a starvation guard (age_bound_s). */
 enum sched_policy {
     SCHED_POLICY_FIFO = 0,
     SCHED_POLICY_BACKFILL,
@@ -192,6 +196,11 @@ enum sched_policy {
 /* "fifo", "conservative" (or "backfill"), "easy", "herd"; false if unknown. */
 bool sched_policy_parse(const char *name, enum sched_policy *out);
 const char *sched_policy_name(enum sched_policy p);
+
+/* The starvation guard's defaults (herdctld's herd_age_bound= and
+ * herd_age_resv=, herd sim's --age-bound and --age-resv). */
+#define SCHED_AGE_BOUND_DEFAULT_S (72 * 3600)
+#define SCHED_AGE_RESV_DEFAULT 1
 
 struct sched_input {
     const struct sched_node *nodes;
@@ -206,6 +215,13 @@ struct sched_input {
     int64_t bf_window_s;           /* reservations only this far ahead; 0: no limit */
     int bf_resolution_s;           /* planned times round up to this; 0: 1 s */
     size_t bf_max_job_test;        /* jobs tested past the first blocked; 0: all */
+    int64_t age_bound_s;           /* HERD's starvation guard: a job that has waited this
+                                      long is planned as under EASY (tried in priority
+                                      order, before any shorter predicted job), and the
+                                      first age_resv of them per partition get a
+                                      reservation on time limits, which nothing started
+                                      later can push back; 0: no guard */
+    size_t age_resv;
     const struct sched_limit *limits;
     size_t nlimits;
     const struct sched_resv *resvs;
@@ -248,18 +264,36 @@ void sched_output_free(struct sched_output *out);
  * not. Used to refuse a submission that can never run. */
 enum sched_reason sched_feasible(const struct sched_input *in, const struct sched_job *j);
 
-/* Run time predictions from each user's recent jobs (Tsafrir, Etsion and
- * Feitelson, 2007): the mean of the user's last two completed runs, never
- * more than the job's own estimate (its time limit), which is also the
- * prediction for a user with no history. The HERD policy orders backfill
- * candidates by them (sched_job.predict_s) but plans on time limits, so that
- * a wrong prediction can reorder jobs but never push a reservation back.
+/* Run time predictions from history (Tsafrir, Etsion and Feitelson, 2007:
+ * the mean of the last two completed runs), trusted only where they have
+ * predicted well. Each user, and each job class of a user (cls > 0: e.g.
+ * the requested time, one script), keeps the moving error of the history's
+ * prediction and of the user's estimate on the runs seen so far; the
+ * prediction is the class's history, else the user's, where that error is
+ * the smaller (after two scored runs), else the estimate. Never more than
+ * the estimate. The HERD policy orders backfill candidates by them
+ * (sched_job.predict_s) but plans on time limits, so that a wrong
+ * prediction can reorder jobs but never push a reservation back, never
+ * shorten a time limit and never change a start the plan promises.
  * State the caller owns; no globals. */
+enum sched_predict_src { SCHED_PREDICT_ESTIMATE, SCHED_PREDICT_USER, SCHED_PREDICT_CLASS };
 struct sched_predict;
 struct sched_predict *sched_predict_new(void);
 void sched_predict_free(struct sched_predict *p);
-int64_t sched_predict_run(const struct sched_predict *p, uint64_t user, int64_t estimate_s);
-void sched_predict_done(struct sched_predict *p, uint64_t user, int64_t run_s);
+/* src (may be NULL): where the prediction came from. */
+int64_t sched_predict_job(const struct sched_predict *p, uint64_t user, int64_t cls,
+                          int64_t estimate_s, enum sched_predict_src *src);
+/* The history's prediction, trusted or not (EASY++ as published). */
+int64_t sched_predict_history(const struct sched_predict *p, uint64_t user, int64_t cls,
+                              int64_t estimate_s);
+/* A completed run of a job of that user and class, with its estimate. */
+void sched_predict_learn(struct sched_predict *p, uint64_t user, int64_t cls, int64_t run_s,
+                         int64_t estimate_s);
+/* Correction on expiry: the prediction for a job still running after
+ * elapsed_s that was predicted_s: grown by Tsafrir's standard steps (1, 5,
+ * 15, 30 min, 1, 2, 5, 10, 20, 50, 100 h) until it lies ahead, and never
+ * past the estimate while the estimate lies ahead. */
+int64_t sched_predict_expired(int64_t predicted_s, int64_t elapsed_s, int64_t estimate_s);
 
 /* Does a node with these Features (comma-separated) satisfy a -C
  * constraint? '&' and ',' are AND, '|' is OR (AND binds tighter); NULL or

@@ -80,6 +80,8 @@ static int sim_usage(FILE *out)
                  "                [--scavenger-users PCT] [--scavenger-stream K] [--owners-only]\n"
                  "                [--preempt off|requeue|cancel] [--grace S] [--seed N]\n"
                  "                [--maint START,DURATION[,PERIOD]] [--jobs-out FILE]\n"
+                 "                [--age-bound S] [--age-resv N]\n"
+                 "                [--predict class|user|easy++|estimate] [--plan-predicted]\n"
                  "                TRACE.swf[.gz]\n");
     return out == stdout ? 0 : 1;
 }
@@ -146,6 +148,29 @@ static int sim_parse_scav(int c, const char *arg, struct sim_opts *o)
     return 1;
 }
 
+/* herd's guard and predictor; 0, or 1 after a message. */
+static int sim_parse_herd(int c, const char *arg, struct sim_opts *o)
+{
+    static const char *const pred[] = { "class", "user", "easy++", "estimate" };
+    int64_t v;
+
+    if (c == 'Q') {
+        for (size_t i = 0; i < sizeof(pred) / sizeof(*pred); i++)
+            if (!strcmp(arg, pred[i])) {
+                o->predict = (enum sim_predict)i;
+                return 0;
+            }
+        return bad("predict", arg, "class, user, easy++ or estimate");
+    }
+    if (parse_i64(arg, &v) < 0 || v < 0 || v > 100000000)
+        return bad(c == 'A' ? "age-bound" : "age-resv", arg, "an integer >= 0 (0: none)");
+    if (c == 'A')
+        o->age_bound_s = v ? v : -1;
+    else
+        o->age_resv = v ? (int)v : -1;
+    return 0;
+}
+
 /* What a preemption option means without scavengers: nothing, so say so. */
 static int sim_check(const struct sim_opts *o, bool preempt_given)
 {
@@ -174,6 +199,8 @@ static const struct option longopts[] = {
     {"owners-only", no_argument, NULL, 'O'}, {"preempt", required_argument, NULL, 'E'},
     {"grace", required_argument, NULL, 'G'}, {"seed", required_argument, NULL, 'D'},
     {"maint", required_argument, NULL, 'M'}, {"jobs-out", required_argument, NULL, 'o'},
+    {"age-bound", required_argument, NULL, 'A'}, {"age-resv", required_argument, NULL, 'R'},
+    {"predict", required_argument, NULL, 'Q'}, {"plan-predicted", no_argument, NULL, 'X'},
     {"help", no_argument, NULL, 'h'}, {NULL, 0, NULL, 0},
 };
 
@@ -223,6 +250,11 @@ static int sim_parse(int argc, char **argv, struct sim_opts *o, bool *json)
             if (sim_parse_scav(c, optarg, o))
                 return 1;
             break;
+        case 'A': case 'R': case 'Q':
+            if (sim_parse_herd(c, optarg, o))
+                return 1;
+            break;
+        case 'X': o->plan_predicted = true; break;
         case 'O': o->scav.owners_only = true; break;
         case 'o': o->jobs_out = optarg; break;
         case 't': o->truncate = true; break;

@@ -40,7 +40,9 @@ static void sim_complete(struct sim *s, size_t job, int64_t now)
     if (sim_maint_overlaps(s, s->jobs[job].start, now))
         s->r->maint_overlaps++;
     if (s->pred)
-        sched_predict_done(s->pred, (uint64_t)s->jobs[job].user, s->jobs[job].run);
+        sched_predict_learn(s->pred, (uint64_t)s->jobs[job].user,
+                            s->o->predict == SIM_PREDICT_CLASS ? s->jobs[job].est : 0,
+                            s->jobs[job].run, s->jobs[job].est);
 }
 
 static void pend_insert(struct sim *s, size_t at, const struct sched_job *j, size_t job)
@@ -50,6 +52,21 @@ static void pend_insert(struct sim *s, size_t at, const struct sched_job *j, siz
     s->pend[at] = *j;
     s->pend_job[at] = job;
     s->npend++;
+}
+
+static int64_t sim_predict(struct sim *s, const struct sim_job *sj)
+{
+    switch (s->o->predict) {
+    case SIM_PREDICT_CLASS:
+        return sched_predict_job(s->pred, (uint64_t)sj->user, sj->est, sj->est, NULL);
+    case SIM_PREDICT_USER:
+        return sched_predict_job(s->pred, (uint64_t)sj->user, 0, sj->est, NULL);
+    case SIM_PREDICT_EASYPP:
+        return sched_predict_history(s->pred, (uint64_t)sj->user, 0, sj->est);
+    case SIM_PREDICT_ESTIMATE:
+        break;
+    }
+    return sj->est;
 }
 
 void sim_arrive(struct sim *s, size_t job)
@@ -64,8 +81,12 @@ void sim_arrive(struct sim *s, size_t job)
     j.time_limit_min = (est + 59) / 60;
     j.time_est_s = est;
     if (s->pred)
-        j.predict_s = sched_predict_run(s->pred, (uint64_t)sj->user, est);
+        j.predict_s = sim_predict(s, sj);
     s->plan_run[job] = est;
+    if (s->pred && s->o->plan_predicted && j.predict_s > 0) {
+        j.time_est_s = j.predict_s;
+        s->plan_run[job] = j.predict_s;
+    }
     if (s->nusers && job < s->ntrace) {
         j.limits = &s->job_user[job];
         j.nlimits = 1;
@@ -132,6 +153,23 @@ static struct sim_pass_res sim_pass(struct sim *s, int64_t now)
     size_t k = 0, owners = 0;
 
     sim_refresh_limits(s);
+    if (s->pred && s->o->plan_predicted)
+        for (size_t i = 0; i < s->nrun; i++) {
+            struct sched_running *r = &s->run[i];
+            if (r->end_time <= now)   /* expired: Tsafrir's next step */
+                r->end_time = r->start_time +
+                              sched_predict_expired(r->end_time - r->start_time,
+                                                    now - r->start_time,
+                                                    s->jobs[s->run_job[i]].est);
+        }
+    if (s->pol == SCHED_POLICY_HERD) {
+        in.age_bound_s = s->o->age_bound_s < 0 ? 0
+                         : s->o->age_bound_s ? s->o->age_bound_s : SCHED_AGE_BOUND_DEFAULT_S;
+        in.age_resv = s->o->age_resv < 0 ? 0
+                      : s->o->age_resv ? (size_t)s->o->age_resv : SCHED_AGE_RESV_DEFAULT;
+        for (size_t i = 0; i < s->npend; i++)
+            s->pend[i].waited_s = now - s->jobs[s->pend_job[i]].submit;
+    }
     if (s->o->maint.duration > 0) {
         sim_maint_refresh(s, now);
         in.resvs = s->resv;

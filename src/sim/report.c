@@ -48,6 +48,19 @@ static void json_extra(json_t *j, const struct sim_opts *o, const struct sim_res
             "overlaps", (json_int_t)r->maint_overlaps));
 }
 
+/* herd's guard and predictor as the run used them (defaults resolved). */
+static const char *const predict_names[] = { "class", "user", "easy++", "estimate" };
+
+static int64_t herd_age_bound(const struct sim_opts *o)
+{
+    return o->age_bound_s < 0 ? 0 : o->age_bound_s ? o->age_bound_s : SCHED_AGE_BOUND_DEFAULT_S;
+}
+
+static int64_t herd_age_resv(const struct sim_opts *o)
+{
+    return o->age_resv < 0 ? 0 : o->age_resv ? o->age_resv : SCHED_AGE_RESV_DEFAULT;
+}
+
 static void sim_print_json(const struct sim_opts *o, const struct sim_result *r)
 {
     json_t *j = json_pack("{s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:f, s:f, s:I, s:f, s:b, s:f,"
@@ -63,6 +76,11 @@ static void sim_print_json(const struct sim_opts *o, const struct sim_result *r)
                           "max_jobs_per_user", (json_int_t)o->limits.jobs_per_user,
                           "refused", (json_int_t)r->refused);
     json_extra(j, o, r);
+    if (o->policy == SCHED_POLICY_HERD) {
+        json_object_set_new(j, "predict", json_string(predict_names[o->predict]));
+        json_object_set_new(j, "age_bound_s", json_integer(herd_age_bound(o)));
+        json_object_set_new(j, "age_resv", json_integer(herd_age_resv(o)));
+    }
     char *s = json_dumps(j, JSON_COMPACT);
     printf("%s\n", s);
     free(s);
@@ -101,6 +119,10 @@ void sim_print(const struct sim_opts *o, const struct sim_result *r, bool json)
            sched_policy_name(o->policy), (long long)r->procs, (long long)r->nodes,
            o->truncate ? ", runs cut at the estimate" : "");
     printf("jobs: %zu (%zu averaged)\n", r->jobs, r->averaged);
+    if (o->policy == SCHED_POLICY_HERD)
+        printf("herd: predictions %s; starvation guard: age bound %lld s (0: none), %lld "
+               "reservation(s) per partition\n", predict_names[o->predict],
+               (long long)herd_age_bound(o), (long long)herd_age_resv(o));
     if (o->limits.procs_per_user || o->limits.jobs_per_user)
         printf("per-user limits: %lld processors, %lld jobs (0: none); %zu jobs refused\n",
                (long long)o->limits.procs_per_user, (long long)o->limits.jobs_per_user,

@@ -58,6 +58,20 @@ struct sim_opts {
     struct sim_scav scav;
     struct sim_maint maint;        /* duration 0: none */
     const char *jobs_out;          /* --jobs-out: every job's schedule, one a line */
+    int64_t age_bound_s;           /* --age-bound: herd's starvation guard; 0: the default
+                                      (SCHED_AGE_BOUND_DEFAULT_S), < 0: none */
+    int age_resv;                  /* --age-resv; 0: the default, < 0: none */
+    enum sim_predict {             /* --predict: herd's predictor */
+        SIM_PREDICT_CLASS = 0,     /* trusted history of the class (user, requested time),
+                                      else the user's, else the estimate: the default */
+        SIM_PREDICT_USER,          /* trusted history of the user, else the estimate */
+        SIM_PREDICT_EASYPP,        /* the mean of the user's last two runs, always
+                                      (EASY++, as before) */
+        SIM_PREDICT_ESTIMATE,      /* the estimate: shortest requested time first */
+    } predict;
+    bool plan_predicted;           /* --plan-predicted (herd, an experiment, not what
+                                      herdctld does): plan on the predictions too, as
+                                      EASY++ does, running jobs corrected on expiry */
 };
 
 struct sim_scav_result {

@@ -116,9 +116,17 @@ void swf_free(struct swf_trace *t)
     t->n = t->cap = 0;
 }
 
+/* The Standard Workload Format's fields as docs/scheduling.md ("Trace
+ * semantics") reads them: a job's size is what it was allocated (field 5,
+ * "in most cases also the number of processors the job uses"), the request
+ * (field 8) only where field 5 is missing (-1); a run of -1 never ran (it
+ * was cancelled in the queue) and is dropped, a run of 0 (under half a
+ * second) is kept; a missing requested time (field 9) plans the job on its
+ * run time; a run past its requested time runs on unless truncate, which
+ * cuts it there and drops jobs with no requested time (pyss's cleaning). */
 static bool swf_keep(const struct swf_job *s, int64_t P, bool truncate, struct sim_job *j)
 {
-    int64_t procs = s->req_procs > 0 ? s->req_procs : s->alloc_procs;
+    int64_t procs = s->alloc_procs > 0 ? s->alloc_procs : s->req_procs;
 
     if (truncate) {
         if (s->alloc_procs > P || s->req_procs > P || procs <= 0 || s->run <= 0 ||

@@ -394,24 +394,153 @@ static void test_replay_promises(void **state)
         }
 }
 
-/* The predictor: mean of the last two runs, capped by the estimate. */
+/* The predictor: the EASY++ history (mean of the last two runs, capped by
+ * the estimate) where it has predicted better than the estimate, else the
+ * estimate; the class's history before the user's. */
 static void test_predict(void **state)
 {
     struct sched_predict *p = sched_predict_new();
+    enum sched_predict_src src;
     (void)state;
-    assert_int_equal(sched_predict_run(p, 7, 3600), 3600);
-    sched_predict_done(p, 7, 100);
-    assert_int_equal(sched_predict_run(p, 7, 3600), 100);
-    sched_predict_done(p, 7, 301);
-    assert_int_equal(sched_predict_run(p, 7, 3600), 201);
-    assert_int_equal(sched_predict_run(p, 7, 150), 150);
-    assert_int_equal(sched_predict_run(p, 8, 500), 500);
-    for (uint64_t u = 0; u < 1000; u++)
-        sched_predict_done(p, u, (int64_t)u);
-    assert_int_equal(sched_predict_run(p, 999, 5000), 999);
-    assert_int_equal(sched_predict_run(p, 7, 5000), 154);
+    assert_int_equal(sched_predict_job(p, 7, 0, 3600, &src), 3600);
+    assert_int_equal(src, SCHED_PREDICT_ESTIMATE);
+    /* User 7 repeats a job of about 100 s under a 1 h limit. */
+    sched_predict_learn(p, 7, 0, 100, 3600);
+    assert_int_equal(sched_predict_job(p, 7, 0, 3600, &src), 3600);   /* not scored yet */
+    sched_predict_learn(p, 7, 0, 110, 3600);
+    sched_predict_learn(p, 7, 0, 90, 3600);
+    assert_int_equal(sched_predict_job(p, 7, 0, 3600, &src), 100);
+    assert_int_equal(src, SCHED_PREDICT_USER);
+    assert_int_equal(sched_predict_job(p, 7, 0, 60, NULL), 60);        /* never past the limit */
+    assert_int_equal(sched_predict_history(p, 7, 0, 3600), 100);
+    /* User 8's runs say nothing of the next one, and the estimates are
+     * close: the estimate it is (the fallback). */
+    static const int64_t runs[] = { 60, 6000, 300, 9000, 120, 4000, 30, 7000 };
+    for (size_t i = 0; i < sizeof(runs) / sizeof(*runs); i++)
+        sched_predict_learn(p, 8, 0, runs[i], runs[i] + runs[i] / 10);
+    assert_int_equal(sched_predict_job(p, 8, 0, 500, &src), 500);
+    assert_int_equal(src, SCHED_PREDICT_ESTIMATE);
+    assert_int_equal(sched_predict_history(p, 8, 0, 100000), 3515);   /* what EASY++ says */
+    /* User 9 alternates two scripts (the class: the requested time): the
+     * user's history mixes them, each class's predicts its own. */
+    for (int i = 0; i < 6; i++) {
+        sched_predict_learn(p, 9, 1000, 100 + i, 1000);
+        sched_predict_learn(p, 9, 50000, 40000 + i, 50000);
+    }
+    assert_int_equal(sched_predict_job(p, 9, 1000, 1000, &src), 105);
+    assert_int_equal(src, SCHED_PREDICT_CLASS);
+    assert_int_equal(sched_predict_job(p, 9, 50000, 50000, &src), 40005);
+    assert_int_equal(src, SCHED_PREDICT_CLASS);
+    /* The table grows. */
+    for (uint64_t u = 100; u < 1100; u++)
+        sched_predict_learn(p, u, 0, (int64_t)u, 2 * (int64_t)u);
+    assert_int_equal(sched_predict_job(p, 7, 0, 3600, NULL), 100);
+    assert_int_equal(sched_predict_job(p, 1099, 0, 5000, NULL), 5000);   /* one run: unscored */
     sched_predict_free(p);
     sched_predict_free(NULL);
+}
+
+/* Correction on expiry: Tsafrir's steps until the prediction lies ahead,
+ * never past an estimate that lies ahead. */
+static void test_predict_expired(void **state)
+{
+    (void)state;
+    assert_int_equal(sched_predict_expired(100, 50, 3600), 100);    /* not expired */
+    assert_int_equal(sched_predict_expired(100, 100, 3600), 160);
+    assert_int_equal(sched_predict_expired(100, 160, 3600), 460);
+    assert_int_equal(sched_predict_expired(100, 1000, 3600), 1360);
+    assert_int_equal(sched_predict_expired(100, 2000, 3600), 3160);
+    assert_int_equal(sched_predict_expired(100, 3200, 3600), 3600);  /* the estimate */
+    assert_int_equal(sched_predict_expired(100, 5000, 3600), 6760);  /* overran it */
+    assert_int_equal(sched_predict_expired(0, 0, 0), 1);
+    for (int64_t e = 0; e < 200000; e += 977)
+        assert_true(sched_predict_expired(30, e, 100000) > e);
+}
+
+/* The starvation guard: a 4-node job behind a stream of 1-node jobs of
+ * higher priority (two every 10 s, 40 s each, on 4 nodes: the queue
+ * grows, a short job is always the first blocked one) never starts
+ * under EASY's single reservation; past the age bound it is reserved before
+ * anything else, its planned start never recedes, and it starts by it. */
+static void guard_run(int64_t bound, int64_t *l_start, bool *recedes, int64_t *first_est)
+{
+    struct cl *c = test_calloc(1, sizeof(*c));
+    int64_t submit[512];
+    uint64_t next_id = 2;
+    cl_init(c, 4, 1, 0, SCHED_POLICY_HERD);
+    c->in.age_bound_s = bound;
+    c->in.age_resv = 1;
+    cl_job(c, 4, 4, 0, 100);   /* job 1 */
+    submit[1] = 0;
+    *l_start = -1;
+    *recedes = false;
+    *first_est = -1;
+    for (int64_t t = 0; t <= 500 && *l_start < 0; t += 10) {
+        size_t k = 0;
+        for (size_t r = 0; r < c->nrun; r++) {
+            if (c->run[r].end_time <= t)
+                continue;
+            c->run[k] = c->run[r];
+            memcpy(c->run_alloc[k], c->run_alloc[r], sizeof(c->run_alloc[k]));
+            c->run[k].allocs = c->run_alloc[k];
+            k++;
+        }
+        c->nrun = k;
+        for (int a = 0; a < 2; a++) {
+            assert_true(c->njobs < MAXJ && next_id < 512);
+            memmove(&c->jobs[1], &c->jobs[0], c->njobs * sizeof(c->jobs[0]));
+            c->njobs++;
+            c->jobs[0] = (struct sched_job){ .job_id = next_id, .min_nodes = 1, .ntasks = 1,
+                                             .time_limit_min = 1, .time_est_s = 40 };
+            submit[next_id++] = t;
+        }
+        for (size_t i = 0; i < c->njobs; i++)
+            c->jobs[i].waited_s = t - submit[c->jobs[i].job_id];
+        cl_plan(c, t);
+        k = 0;
+        for (size_t i = 0; i < c->njobs; i++) {
+            const struct sched_decision *d = D(c, i);
+            struct sched_job *j = &c->jobs[i];
+            if (d->reason == SCHED_NONE && d->nallocs > 0) {
+                struct sched_running *r = &c->run[c->nrun];
+                memset(r, 0, sizeof(*r));
+                memcpy(c->run_alloc[c->nrun], d->allocs, d->nallocs * sizeof(*d->allocs));
+                r->job_id = j->job_id;
+                r->allocs = c->run_alloc[c->nrun];
+                r->nallocs = d->nallocs;
+                r->start_time = t;
+                r->end_time = t + j->time_est_s;
+                c->nrun++;
+                if (j->job_id == 1)
+                    *l_start = t;
+                continue;
+            }
+            if (j->job_id == 1 && bound > 0 && j->waited_s >= bound) {
+                assert_true(d->start_estimate >= t);
+                if (*first_est < 0)
+                    *first_est = d->start_estimate;
+                else if (d->start_estimate > *first_est)
+                    *recedes = true;
+            }
+            c->jobs[k++] = *j;
+        }
+        c->njobs = k;
+    }
+    sched_output_free(&c->out);
+    test_free(c);
+}
+
+static void test_herd_age_guard(void **state)
+{
+    int64_t start, est;
+    bool recedes;
+    (void)state;
+    guard_run(0, &start, &recedes, &est);
+    assert_int_equal(start, -1);                 /* no guard: starved for 500 s */
+    guard_run(200, &start, &recedes, &est);
+    assert_false(recedes);
+    assert_true(est >= 200 && est <= 200 + 40);  /* the running 40 s jobs end by then */
+    assert_true(start >= 200 && start <= est);
 }
 
 static void test_policy_names(void **state)
@@ -438,6 +567,8 @@ int main(void)
         cmocka_unit_test(test_window_and_depth),
         cmocka_unit_test(test_replay_promises),
         cmocka_unit_test(test_predict),
+        cmocka_unit_test(test_predict_expired),
+        cmocka_unit_test(test_herd_age_guard),
         cmocka_unit_test(test_policy_names),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -100,6 +100,44 @@ static void test_sdsc_tsafrir(void **state)
     tsafrir("SDSC-SP2-1998-4.2-cln.swf.gz", 0, 363, 99, 0.07);
 }
 
+/* An independent reading of the format (bench/sim/easy_ref.py, sharing no
+ * code): whole trace, runs not cut, P = MaxProcs, sizes from field 5. */
+static void test_independent(void **state)
+{
+    struct sim_result r;
+    (void)state;
+    run("KTH-SP2-1996-2.1-cln.swf.gz", SCHED_POLICY_EASY, 0, 0, false, &r);
+    near(r.avg_bsld, 91.62, 0.001);
+    near(r.avg_wait_s, 6900.6, 0.001);
+    run("SDSC-SP2-1998-4.2-cln.swf.gz", SCHED_POLICY_EASY, 0, 0, false, &r);
+    near(r.avg_bsld, 103.39, 0.001);
+    near(r.avg_wait_s, 22844.4, 0.001);
+}
+
+/* Field 5 (allocated) is the size, field 8 (requested) only where 5 is
+ * missing; a run of -1 never ran; no requested time: planned on the run. */
+static void test_swf_fields(void **state)
+{
+    char path[] = "/tmp/herd-sim-XXXXXX";
+    FILE *f = fdopen(mkstemp(path), "w");
+    struct sim_opts o = { .path = path, .policy = SCHED_POLICY_EASY };
+    struct sim_result r;
+    char *err = NULL;
+    (void)state;
+    /* 4 processors: job 1 asked for 1 but was given 4, so job 2 waits for
+     * it; job 3 never ran; job 4 has no size in field 5 and asks for 1. */
+    fprintf(f, "; MaxProcs: 4\n"
+               "1 0 0 100 4 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+               "2 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+               "3 0 0 -1 -1 -1 -1 1 60 -1 5 1 -1 -1 -1 -1 -1 -1\n"
+               "4 200 0 10 -1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
+    fclose(f);
+    assert_int_equal(sim_run(&o, &r, &err), 0);
+    assert_int_equal(r.jobs, 3);
+    assert_int_equal(r.max_wait_s, 100);
+    unlink(path);
+}
+
 static void test_bad_lines(void **state)
 {
     char path[] = "/tmp/herd-sim-XXXXXX";
@@ -173,6 +211,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_bad_lines),
         cmocka_unit_test(test_user_limits),
+        cmocka_unit_test(test_swf_fields),
+        cmocka_unit_test(test_independent),
         cmocka_unit_test(test_ctc_pyss),
         cmocka_unit_test(test_ctc_tsafrir),
         cmocka_unit_test(test_kth_tsafrir),
