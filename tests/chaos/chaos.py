@@ -252,13 +252,23 @@ def check_leftovers(ctx, final, c):
 def node_fail_firm(ctx):
     """Jobs whose NODE_FAIL the controller holds to, whatever the script did
     on its node: the end stood (docs/node-agent.md: a dependent waited, the
-    node came back without it, or its stale copy was killed), or another
-    node of the job fell and it was killed on the rest."""
-    out = set()
+    node came back without it, or its stale copy was killed), or the node
+    that fell was not the job's batch node (the job was killed on the rest:
+    nothing was assumed). Read from herdctld's log."""
+    out, batch, down = set(), {}, None
     try:
         with open(os.path.join(ctx.dir, "log", "herdctld.log"), errors="replace") as f:
             for line in f:
-                m = re.search(r"job (\d+): (NODE_FAIL stands|killed on )", line)
+                m = re.search(r"node (\S+) is DOWN", line)
+                if m:
+                    down = m.group(1)
+                m = re.search(r"job (\d+) starts on (\S+)", line)
+                if m:
+                    batch[int(m.group(1))] = m.group(2)
+                m = re.search(r"job (\d+) ended NODE_FAIL", line)
+                if m and batch.get(int(m.group(1))) != down:
+                    out.add(int(m.group(1)))
+                m = re.search(r"job (\d+): NODE_FAIL stands", line)
                 if m:
                     out.add(int(m.group(1)))
     except OSError:
