@@ -45,7 +45,7 @@ struct part_tmp {
 /* What gres.conf said about one node. */
 struct gres_acc {
     char **files;
-    size_t nfiles;
+    size_t nfiles, capfiles;
     int count;
     bool seen;
     struct srcpos pos;
@@ -360,6 +360,8 @@ static int set_gres(struct parse *st, const struct key_def *k, void *base, const
                 rc = -1;
         } else if (n != 1)
             rc = -1;
+        if (rc == 0 && cnt > (1 << 20) - nd->gpus)
+            rc = -1;   /* "gpu:1048576,gpu:1048576,...": the sum would overflow */
         if (rc == 0) {
             nd->gpus += (int)cnt;
             if (type && !nd->gpu_type)
@@ -1086,43 +1088,66 @@ static void fill_defaults(struct parse *st)
 
 /* ---- gres.conf ---- */
 
-static void gres_add(struct parse *st, size_t ni, const char *type, struct hostlist *files,
+/* A node's GPUs as gres.conf may name them: its Gres= count from slurm.conf
+ * when it has one, else at most GRES_FILES_MAX device files (or Count=). */
+#define GRES_FILES_MAX 1024
+
+static size_t gres_limit(const struct conf_node *nd)
+{
+    return nd->gpus > 0 ? (size_t)nd->gpus : GRES_FILES_MAX;
+}
+
+/* Each line adds its devices to the node's (several lines may share a
+ * node). More than the node can have is refused at the line that goes
+ * over: repeated lines used to grow the list without bound, one device at
+ * a time (a 432-byte gres.conf took 13 min under ASan). */
+static int gres_add(struct parse *st, size_t ni, const char *type, struct hostlist *files,
                     long count)
 {
     struct gres_acc *g = &st->gres[ni];
     struct conf_node *nd = &st->c->nodes[ni];
+    size_t limit = gres_limit(nd), n = hostlist_count(files);
+    if (n > limit - g->nfiles)
+        return perr(st, "node %s: File= names more than its %zu GPUs%s", nd->name, limit,
+                    nd->gpus > 0 ? "" : " (no Gres= in slurm.conf: at most 1024)");
+    if ((size_t)count > limit - (size_t)g->count)
+        return perr(st, "node %s: Count= adds up to more than its %zu GPUs", nd->name, limit);
     g->seen = true;
     g->pos = (struct srcpos){ st->file, st->line };
     g->count += (int)count;
-    for (size_t i = 0; files && i < hostlist_count(files); i++) {
-        g->files = xrealloc(g->files, (g->nfiles + 1) * sizeof *g->files);
-        g->files[g->nfiles++] = xstrdup(hostlist_nth(files, i));
+    if (g->nfiles + n > g->capfiles) {
+        g->capfiles = g->nfiles + n > 2 * g->capfiles ? g->nfiles + n : 2 * g->capfiles;
+        g->files = xrealloc(g->files, g->capfiles * sizeof *g->files);
     }
+    for (size_t i = 0; i < n; i++)
+        g->files[g->nfiles++] = xstrdup(hostlist_nth(files, i));
     if (type && !nd->gpu_type)
         nd->gpu_type = xstrdup(type);
+    return 0;
 }
 
 static int gres_apply(struct parse *st, const char *nodes, const char *type,
                       struct hostlist *files, long count)
 {
+    int rc = 0;
     if (!nodes) {
-        for (size_t i = 0; i < st->c->nnodes; i++)
-            gres_add(st, i, type, files, count);
-        return 0;
+        for (size_t i = 0; rc == 0 && i < st->c->nnodes; i++)
+            rc = gres_add(st, i, type, files, count);
+        return rc;
     }
     struct hostlist *hl = hostlist_create(nodes);
     if (!hl)
         return perr(st, "NodeName=%s: bad host list", nodes);
-    for (size_t i = 0; i < hostlist_count(hl); i++) {
+    for (size_t i = 0; rc == 0 && i < hostlist_count(hl); i++) {
         int ni = node_index(st, hostlist_nth(hl, i));
         if (ni < 0)
             log_warnx("%s:%d: node '%s' is not in slurm.conf; ignored", st->file,
                       st->line, hostlist_nth(hl, i));
         else
-            gres_add(st, (size_t)ni, type, files, count);
+            rc = gres_add(st, (size_t)ni, type, files, count);
     }
     hostlist_destroy(hl);
-    return 0;
+    return rc;
 }
 
 static const char *const gres_keys[] = {
@@ -1169,7 +1194,28 @@ static int gres_line(struct parse *st, struct kv *kv, size_t n)
     return rc;
 }
 
-/* Moves the device files onto each node; their count must match its GPUs. */
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* A device named twice for one node (one GPU would be given twice), or
+ * NULL; sorted, so that a node of many devices is checked in n log n. */
+static const char *gres_dup_file(const struct gres_acc *g)
+{
+    char **v = xmalloc(g->nfiles * sizeof *v);
+    memcpy(v, g->files, g->nfiles * sizeof *v);
+    qsort(v, g->nfiles, sizeof *v, cmp_str);
+    const char *dup = NULL;
+    for (size_t i = 1; !dup && i < g->nfiles; i++)
+        if (strcmp(v[i - 1], v[i]) == 0)
+            dup = v[i];
+    free(v);
+    return dup;
+}
+
+/* Moves the device files onto each node; their count must match its GPUs,
+ * each device named once. */
 static int gres_finish(struct parse *st)
 {
     for (size_t i = 0; i < st->c->nnodes; i++) {
@@ -1181,9 +1227,12 @@ static int gres_finish(struct parse *st)
             nd->gpus = g->nfiles ? (int)g->nfiles : g->count;
         if (g->nfiles == 0)
             continue;
-        if ((size_t)nd->gpus != g->nfiles) {
+        const char *dup = gres_dup_file(g);
+        if (dup || (size_t)nd->gpus != g->nfiles) {
             st->file = g->pos.file;
             st->line = g->pos.line;
+            if (dup)
+                return perr(st, "node %s: File= names device %s twice", nd->name, dup);
             return perr(st, "node %s: File= names %zu devices but Gres= has %d GPUs",
                         nd->name, g->nfiles, nd->gpus);
         }

@@ -162,12 +162,10 @@ static bool limit_allowed(const struct job *j, json_int_t t)
     return t >= 0 && t <= j->time_limit;
 }
 
-/* The fields of an update into a copy of the job's spec; NULL, answered,
- * when one is wrong or not allowed. */
-static json_t *update_spec(struct http_req *r, const struct job *j)
+json_t *api_job_update_spec(const struct job *j, json_t *b, bool root, int *status_out,
+                            int *code_out, const char **err_out)
 {
-    json_t *b = r->body, *spec = job_spec(j);
-    bool root = r->who.uid == 0;
+    json_t *spec = job_spec(j);
     const char *err = NULL;
     int status = 400, code = 0;
     json_t *v;
@@ -222,10 +220,24 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
                 err = "Invalid update request";
         }
     if (err) {
-        http_reply_error(r, status, code, "%s", err);
+        *status_out = status;
+        *code_out = code;
+        *err_out = err;
         json_decref(spec);
         return NULL;
     }
+    return spec;
+}
+
+/* The fields of an update into a copy of the job's spec; NULL, answered,
+ * when one is wrong or not allowed. */
+static json_t *update_spec(struct http_req *r, const struct job *j)
+{
+    int status = 400, code = 0;
+    const char *err = NULL;
+    json_t *spec = api_job_update_spec(j, r->body, r->who.uid == 0, &status, &code, &err);
+    if (!spec)
+        http_reply_error(r, status, code, "%s", err);
     return spec;
 }
 

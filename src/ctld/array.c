@@ -342,10 +342,9 @@ static void cancel_tasks(struct cancel *x, struct job *meta, struct taskset *tas
         cancel_waiting(x, meta, tasks);
 }
 
-/* The tasks named by the body, or NULL (*bad when they do not parse). */
-static struct taskset *body_tasks(struct http_req *r, bool *bad)
+struct taskset *array_body_tasks(json_t *body, bool *bad)
 {
-    json_t *v = json_object_get(r->body, "array_tasks");
+    json_t *v = json_object_get(body, "array_tasks");
     int throttle;
     char err[64];
     *bad = false;
@@ -368,7 +367,7 @@ bool array_cancel_request(struct http_req *r)
     uint64_t id = strtoull(r->args[0], &end, 10);
     struct job *meta = *end == '\0' ? job_find(c, id) : NULL;
     bool bad;
-    struct taskset *tasks = body_tasks(r, &bad);
+    struct taskset *tasks = array_body_tasks(r->body, &bad);
     if (!tasks && !bad && (!meta || !meta->array || meta->array_job_id != meta->id))
         return false;   /* a plain job, or one task by its own id */
     struct cancel x = { c, r->who.uid, api_signal_arg(r->body),

@@ -55,6 +55,9 @@ struct job *array_split(struct ctld *c, struct job *meta);
  * the tasks of {"array_tasks": "1-3"}. false when the request is not about an
  * array and the plain cancel applies; true when it was answered. */
 bool array_cancel_request(struct http_req *r);
+/* A cancel body's "array_tasks" ("1-3,7"), or NULL (*bad when it does not
+ * parse, or has a throttle); caller frees. */
+struct taskset *array_body_tasks(json_t *body, bool *bad);
 /* The one cancel: cancels (sig 0) or signals the one record j, on behalf of
  * uid by (checked by the caller): a job, a task, or an array's meta record,
  * which is its waiting tasks alone (as Slurm cancels a record a filter

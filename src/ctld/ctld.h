@@ -328,6 +328,8 @@ bool job_count_allows(struct ctld *c, size_t more);
 
 /* node.c: the registry */
 void nodes_init(struct ctld *c);
+/* The partitions as the scheduler sees them (c->sparts), after nodes_init. */
+void parts_init(struct ctld *c);
 /* Registered, answering, not DOWN, DRAIN or cleaning: may take new work. */
 bool node_avail(const struct node *n);
 struct node *node_find(struct ctld *c, const char *name);

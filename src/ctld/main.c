@@ -104,22 +104,6 @@ static void sched_cb(evutil_socket_t fd, short what, void *arg)
     ctld_sched_pass(arg);
 }
 
-static void build_sparts(struct ctld *c)
-{
-    size_t np = c->conf->nparts;
-    c->sparts = xcalloc(np ? np : 1, sizeof *c->sparts);
-    c->spart_nodes = xcalloc(np ? np : 1, sizeof *c->spart_nodes);
-    for (size_t p = 0; p < np; p++) {
-        const struct conf_part *cp = &c->conf->parts[p];
-        c->spart_nodes[p] = xcalloc(cp->nnodes ? cp->nnodes : 1, sizeof(size_t));
-        for (size_t k = 0; k < cp->nnodes; k++)
-            c->spart_nodes[p][k] = (size_t)(conf_node_find(c->conf, cp->nodes[k]) -
-                                            c->conf->nodes);
-        c->sparts[p] = (struct sched_part){ cp->name, c->spart_nodes[p], cp->nnodes,
-                                            cp->max_time_min, cp->up };
-    }
-}
-
 /* Job scripts and environments live in the state database, and the log
  * names users' jobs: the controller's user alone reads them. Every file
  * the controller makes from here on is 0600 (directories 0700); what an
@@ -168,7 +152,7 @@ static void setup(struct ctld *c)
     job_listen(c, "metrics", metrics_on_job);
     nodes_init(c);
     nodes_load_state(c);
-    build_sparts(c);
+    parts_init(c);
     parts_load_state(c);
     resv_load_all(c);   /* jobs name theirs */
     job_load_all(c, ctld_now() - cf->min_job_age);

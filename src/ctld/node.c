@@ -31,6 +31,22 @@ void nodes_init(struct ctld *c)
     }
 }
 
+void parts_init(struct ctld *c)
+{
+    size_t np = c->conf->nparts;
+    c->sparts = xcalloc(np ? np : 1, sizeof *c->sparts);
+    c->spart_nodes = xcalloc(np ? np : 1, sizeof *c->spart_nodes);
+    for (size_t p = 0; p < np; p++) {
+        const struct conf_part *cp = &c->conf->parts[p];
+        c->spart_nodes[p] = xcalloc(cp->nnodes ? cp->nnodes : 1, sizeof(size_t));
+        for (size_t k = 0; k < cp->nnodes; k++)
+            c->spart_nodes[p][k] = (size_t)(conf_node_find(c->conf, cp->nodes[k]) -
+                                            c->conf->nodes);
+        c->sparts[p] = (struct sched_part){ cp->name, c->spart_nodes[p], cp->nnodes,
+                                            cp->max_time_min, cp->up };
+    }
+}
+
 struct node *node_find(struct ctld *c, const char *name)
 {
     for (size_t i = 0; name && i < c->nnodes; i++)

@@ -7,6 +7,7 @@
  * callers of the API, and add what only the controller knows (users,
  * partitions).
  */
+#include <errno.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,14 +50,19 @@ static void set_str(char **dst, const char *v)
     *dst = *v ? xstrdup(v) : NULL;
 }
 
+/* The latest time taken, 9999-12-31T23:59:59Z: beyond it a start plus a
+ * duration could overflow (strtoll's LLONG_MAX + 7200 did). */
+#define TIME_MAX 253402300799LL
+
 /* "now" or a Unix time. */
 static int64_t parse_when(struct rparse *p, const char *v, int64_t now)
 {
     char *end;
     if (strcasecmp(v, "now") == 0)
         return now;
+    errno = 0;
     long long t = strtoll(v, &end, 10);
-    if (end == v || *end || t <= 0)
+    if (end == v || *end || t <= 0 || errno == ERANGE || t > TIME_MAX)
         return bad(p, ESLURM_INVALID_TIME_VALUE, "Invalid time specified%s", "");
     return t;
 }

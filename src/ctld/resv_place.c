@@ -101,16 +101,22 @@ static int candidates(const struct ctld *c, struct resv *r, size_t *out, size_t 
         struct hostlist *hl = hostlist_create(r->node_expr);
         if (!hl)
             return -1;
-        for (size_t i = 0; i < hostlist_count(hl); i++) {
+        /* each node once, in the list's order: out has room for each node
+         * once ("g1,g1,..." overflowed it) */
+        bool *seen = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *seen);
+        int rc = 0;
+        for (size_t i = 0; rc == 0 && i < hostlist_count(hl); i++) {
             struct node *nd = node_find((struct ctld *)c, hostlist_nth(hl, i));
-            if (!nd) {
-                hostlist_destroy(hl);
-                return -1;
+            if (!nd)
+                rc = -1;
+            else if (!seen[node_index(c, nd)]) {
+                seen[node_index(c, nd)] = true;
+                out[(*n)++] = node_index(c, nd);
             }
-            out[(*n)++] = node_index(c, nd);
         }
+        free(seen);
         hostlist_destroy(hl);
-        return 0;
+        return rc;
     }
     for (size_t i = 0; i < c->nnodes; i++)
         if ((!part || (all && !r->partition) || in_partition(part, c->conf->nodes[i].name)) &&

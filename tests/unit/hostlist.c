@@ -9,6 +9,7 @@
 #include <cmocka.h>
 
 #include "common/hostlist.h"
+#include "common/xmalloc.h"
 
 /* Expands expr and checks it against the space-separated names in want. */
 static void check_expand(const char *expr, const char *want)
@@ -93,6 +94,25 @@ static void test_malformed(void **state)
     check_bad("n[0-99999999]");
     check_bad("n[0-999][0-9999]");
     check_bad(NULL);
+}
+
+/* Under 2^20 names but past 64 MiB of them: refused before expanding. */
+static void test_too_many_bytes(void **state)
+{
+    (void)state;
+    char *word = xmalloc(1001);
+    memset(word, 'x', 1000);
+    word[1000] = '\0';
+    char *expr = xasprintf("%s[0-299][0-299]", word);   /* 90,000 names of 1,006 bytes */
+    check_bad(expr);
+    free(expr);
+    expr = xasprintf("%s[0-9][0-9]", word);   /* 100 of them: fine */
+    struct hostlist *hl = hostlist_create(expr);
+    assert_non_null(hl);
+    assert_int_equal(hostlist_count(hl), 100);
+    hostlist_destroy(hl);
+    free(expr);
+    free(word);
 }
 
 static void test_push_find(void **state)
@@ -183,6 +203,7 @@ int main(void)
         cmocka_unit_test(test_ranges),
         cmocka_unit_test(test_cartesian),
         cmocka_unit_test(test_malformed),
+        cmocka_unit_test(test_too_many_bytes),
         cmocka_unit_test(test_push_find),
         cmocka_unit_test(test_uniq),
         cmocka_unit_test(test_ranged),
