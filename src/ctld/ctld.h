@@ -195,6 +195,15 @@ struct ctld_stats {
     size_t queue_len;          /* pending jobs the last pass planned */
 };
 
+/* ctld_life.c: the event base's priorities (0 urgent, 1 default:
+ * requests, 2 deferred: commit, scheduling); ctld_setup brings the state up
+ * from StateSaveLocation and serves it (exits on failure, as at start-up);
+ * ctld_teardown frees it all. c->conf and c->base are the caller's to set. */
+#define CTLD_NPRIO 3
+struct ctld;
+void ctld_setup(struct ctld *c);
+void ctld_teardown(struct ctld *c);
+
 struct ctld {
     struct conf *conf;
     struct event_base *base;
