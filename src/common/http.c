@@ -14,6 +14,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -30,6 +31,7 @@
  * 503 (a request in) or given up (a call out, status 0). munged answers in
  * milliseconds when it is well. */
 #define HTTP_AUTH_TIMEOUT_MS 2500
+#define HTTP_ENCODE_RETRY_MS 20
 
 struct http_server {
     struct event_base *base;
@@ -558,8 +560,9 @@ static void call_finish(struct evhttp_request *ev, void *arg)
  * loop, and the request goes out when the credential comes back. */
 struct outgoing {
     struct event_base *base;
-    char *addr, *path;
+    char *addr, *path, *munge_socket;
     int port, timeout_s;
+    int64_t give_up_ms;            /* monotonic: a busy credential is asked again until then */
     enum evhttp_cmd_type type;
     json_t *body;
     struct evhttp_request *ev;     /* made by the caller, with its callbacks */
@@ -572,6 +575,7 @@ static void outgoing_free(struct outgoing *o)
 {
     free(o->addr);
     free(o->path);
+    free(o->munge_socket);
     json_decref(o->body);
     free(o);
 }
@@ -608,10 +612,35 @@ static bool outgoing_send(struct outgoing *o, const char *cred)
     return true;
 }
 
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void encoded(const struct auth_result *res, void *arg);
+
+static void encode_again(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct outgoing *o = arg;
+    auth_munge_encode_async(o->base, o->munge_socket, HTTP_AUTH_TIMEOUT_MS, encoded, o);
+}
+
 static void encoded(const struct auth_result *res, void *arg)
 {
     struct outgoing *o = arg;
     bool sent = false;
+    /* Our own credential queue full (many calls at once: a scheduling pass
+     * that starts thousands of jobs) says nothing of the peer: the call
+     * waits its turn, within its timeout, rather than fail as if the peer
+     * were down. */
+    static const struct timeval later = { 0, HTTP_ENCODE_RETRY_MS * 1000 };
+    if (res->rc < 0 && res->busy && mono_ms() + HTTP_ENCODE_RETRY_MS < o->give_up_ms &&
+        event_base_once(o->base, -1, EV_TIMEOUT, encode_again, o, &later) == 0)
+        return;
     if (res->rc < 0) {
         log_warnx("cannot call %s:%d%s: %s", o->addr, o->port, o->path, res->err);
         evhttp_request_free(o->ev);
@@ -637,6 +666,8 @@ static void send_request(struct event_base *base, const char *munge_socket, cons
     o->path = xstrdup(path);
     o->port = port;
     o->timeout_s = timeout_s;
+    o->munge_socket = munge_socket ? xstrdup(munge_socket) : NULL;
+    o->give_up_ms = mono_ms() + (int64_t)timeout_s * 1000;
     o->type = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
             : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
     o->body = body;

@@ -8,12 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <event2/event.h>
 #include <jansson.h>
 
+#include "common/auth.h"
 #include "common/conf.h"
 #include "common/daemon.h"
 #include "common/hostlist.h"
@@ -505,6 +507,13 @@ static int servers_start(struct emu *e)
         }
         if (su)
             http_server_set_service_uid(s, su->pw_uid);
+        /* one peer (the controller) per node, each with a real agent's
+         * allowance: a shared server gets them all */
+        char params[96], err[256];
+        snprintf(params, sizeof params, "max_connections_per_host=%zu",
+                 (size_t)256 * e->nnodes > 1000000 ? (size_t)1000000 : (size_t)256 * e->nnodes);
+        if (http_server_set_params(s, params, err, sizeof err) < 0)
+            log_warnx("%s: %s", params, err);
         e->srv = xrealloc(e->srv, (e->nsrv + 1) * sizeof *e->srv);
         e->srv[e->nsrv++] = s;
     }
@@ -588,6 +597,14 @@ int emu_main(struct conf *c, const struct emu_opts *o)
     char *logfile = c->log_file_d && c->log_file_d[0] ? conf_expand_node(c->log_file_d, first)
                                                       : NULL;
     int ready_fd = o->foreground ? -1 : daemon_start(NULL);
+    /* the credentials of every node's calls wait in one queue here, and
+     * one descriptor per connection */
+    auth_async_set_queue_max(e.nnodes > 512 ? (int)e.nnodes * 64 : 32768);
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
     signal(SIGPIPE, SIG_IGN);
     e.base = event_base_new();
     if (!e.base)

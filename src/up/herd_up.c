@@ -286,14 +286,16 @@ static void conf_add_nodes(struct lines *l, const struct up_opts *o,
     }
     int cpus = o->cpus > 0 ? o->cpus : EMU_CPUS, gpus = o->gpus > 0 ? o->gpus : 0;
     unsigned long long mem = o->mem_mb ? (unsigned long long)o->mem_mb : EMU_MEM_MB;
-    if (o->emulate) {   /* one line, one address and port: the emulator's */
+    if (o->emulate) {   /* one address and port, the emulator's; NodeAddr
+                         * names one address per node, as in Slurm */
         char gres[32] = "";
         if (gpus > 0)
             snprintf(gres, sizeof gres, " Gres=gpu:%d", gpus);
         int width = snprintf(NULL, 0, "%d", o->nodes);
-        lines_insert(l, l->n, xasprintf("NodeName=emu[%0*d-%d] NodeAddr=127.0.0.1 Port=%d CPUs=%d "
-                                        "RealMemory=%llu%s State=UNKNOWN", width, 1, o->nodes,
-                                        ports[1], cpus, mem, gres));
+        for (int i = 1; i <= o->nodes; i++)
+            lines_insert(l, l->n, xasprintf("NodeName=emu%0*d NodeAddr=127.0.0.1 Port=%d CPUs=%d "
+                                            "RealMemory=%llu%s State=UNKNOWN", width, i,
+                                            ports[1], cpus, mem, gres));
         return;
     }
     for (int i = 0; i < o->nodes; i++) {
