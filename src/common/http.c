@@ -46,6 +46,7 @@ struct http_server {
     void *token_arg;
     bool has_service_uid;           /* a uid besides 0 for the root routes */
     uid_t service_uid;
+    int auth_timeout_ms;            /* how long a credential's check may wait */
 };
 
 static const char *method_name(enum evhttp_cmd_type t)
@@ -322,7 +323,7 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         refuse(p, 401, "Authentication failure");
         return;
     }
-    auth_munge_decode_async(s->base, s->munge_socket, hdr + 6, HTTP_AUTH_TIMEOUT_MS, decoded, p);
+    auth_munge_decode_async(s->base, s->munge_socket, hdr + 6, s->auth_timeout_ms, decoded, p);
 }
 
 struct http_server *http_server_create(struct event_base *base, const struct http_route *routes,
@@ -334,6 +335,7 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
     s->nroutes = nroutes;
     s->ctx = ctx;
     s->munge_socket = xstrdup(munge_socket);
+    s->auth_timeout_ms = HTTP_AUTH_TIMEOUT_MS;
     s->http = evhttp_new(base);
     if (!s->http)
         fatalx("evhttp_new failed");
@@ -356,6 +358,12 @@ void http_server_destroy(struct http_server *s)
     guards_destroy(s->guards);
     free(s->munge_socket);
     free(s);
+}
+
+void http_server_set_auth_timeout(struct http_server *s, int ms)
+{
+    s->auth_timeout_ms = ms > 0 ? ms : HTTP_AUTH_TIMEOUT_MS;
+    guards_set_auth_timeout(s->guards, s->auth_timeout_ms);
 }
 
 void http_server_set_service_uid(struct http_server *s, uid_t uid)

@@ -27,6 +27,7 @@
 
 #define REPORT_TIMEOUT_S 5
 #define JOB_BUCKETS 8192   /* a power of two */
+#define EMU_AUTH_TIMEOUT_MS 8000
 
 struct emu;
 
@@ -514,6 +515,10 @@ static int servers_start(struct emu *e)
                  (size_t)256 * e->nnodes > 1000000 ? (size_t)1000000 : (size_t)256 * e->nnodes);
         if (http_server_set_params(s, params, err, sizeof err) < 0)
             log_warnx("%s: %s", params, err);
+        /* one munged checks what thousands of nodes' own would: a launch
+         * waits for it (within the controller's 10 s) rather than be
+         * refused 503, which the controller would take for a failed node */
+        http_server_set_auth_timeout(s, EMU_AUTH_TIMEOUT_MS);
         e->srv = xrealloc(e->srv, (e->nsrv + 1) * sizeof *e->srv);
         e->srv[e->nsrv++] = s;
     }
