@@ -29,5 +29,6 @@ def test_many_nodes_small(tmp_path):
     assert j["started"] == 500 and j["ended"] == 500, cp.stdout
     s = r["silent"]
     assert s["down_s"] is not None and s["down_s"] < 6 + 10, cp.stdout
-    assert s["jobs_s"] is not None and sum(s["job_states"].values()) == 10, cp.stdout
+    # MinJobAge=2: a job that ended may have left the list before it was seen
+    assert s["jobs_s"] is not None and sum(s["job_states"].values()) <= 10, cp.stdout
     assert set(s["job_states"]) <= {"NODE_FAIL", "PENDING", "REQUEUED"}, cp.stdout
