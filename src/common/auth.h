@@ -39,6 +39,7 @@ int auth_munge_decode(const char *socket, const char *cred, struct auth_id *out,
 struct auth_result {
     int rc;
     bool busy;             /* munged did not answer in time: worth a retry */
+    bool refused;          /* busy before asking: too many calls waiting (no time spent) */
     struct auth_id who;
     const char *cred;
     const char *err;

@@ -248,7 +248,7 @@ static void job_timeout(evutil_socket_t fd, short what, void *arg)
     event_free(timer);
     if (st == JOB_REFUSED)
         job_free(j);
-    struct auth_result res = { .rc = -1, .busy = true, .err = err };
+    struct auth_result res = { .rc = -1, .busy = true, .refused = st == JOB_REFUSED, .err = err };
     done(&res, done_arg);
 }
 

@@ -14,7 +14,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <arpa/inet.h>
@@ -570,7 +569,7 @@ struct outgoing {
     struct event_base *base;
     char *addr, *path, *munge_socket;
     int port, timeout_s;
-    int64_t give_up_ms;            /* monotonic: a busy credential is asked again until then */
+    int busy_tries;                /* a busy credential is asked again this many times more */
     enum evhttp_cmd_type type;
     json_t *body;
     struct evhttp_request *ev;     /* made by the caller, with its callbacks */
@@ -620,13 +619,6 @@ static bool outgoing_send(struct outgoing *o, const char *cred)
     return true;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void encoded(const struct auth_result *res, void *arg);
 
 static void encode_again(evutil_socket_t fd, short what, void *arg)
@@ -644,9 +636,11 @@ static void encoded(const struct auth_result *res, void *arg)
     /* Our own credential queue full (many calls at once: a scheduling pass
      * that starts thousands of jobs) says nothing of the peer: the call
      * waits its turn, within its timeout, rather than fail as if the peer
-     * were down. */
+     * were down. Counted in tries, not read off a clock (the daemons'
+     * clock modules own time): a refusal takes no time, so the tries
+     * together wait about the call's timeout. */
     static const struct timeval later = { 0, HTTP_ENCODE_RETRY_MS * 1000 };
-    if (res->rc < 0 && res->busy && mono_ms() + HTTP_ENCODE_RETRY_MS < o->give_up_ms &&
+    if (res->rc < 0 && res->refused && o->busy_tries-- > 0 &&
         event_base_once(o->base, -1, EV_TIMEOUT, encode_again, o, &later) == 0)
         return;
     if (res->rc < 0) {
@@ -675,7 +669,7 @@ static void send_request(struct event_base *base, const char *munge_socket, cons
     o->port = port;
     o->timeout_s = timeout_s;
     o->munge_socket = munge_socket ? xstrdup(munge_socket) : NULL;
-    o->give_up_ms = mono_ms() + (int64_t)timeout_s * 1000;
+    o->busy_tries = timeout_s * 1000 / HTTP_ENCODE_RETRY_MS;
     o->type = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
             : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
     o->body = body;
