@@ -48,6 +48,7 @@ struct ejob {
     struct event *timer;    /* EMU_TIMER: its end */
     pid_t pid;              /* EMU_PROC: its process, 0 once reaped */
     bool ended, reporting;
+    bool gone;              /* its node went silent while its end was in flight */
     const char *state;
     int exit_code, exit_signal;
     int64_t end_time;
@@ -118,6 +119,8 @@ static struct ejob *job_find(struct emu *e, int64_t id)
     return NULL;
 }
 
+/* Out of the tables; freed now, or by report_done when its report is in
+ * flight (the call holds it). */
 static void job_free(struct ejob *j)
 {
     for (struct ejob **p = job_slot(j->e, j->id); *p; p = &(*p)->hnext)
@@ -132,9 +135,14 @@ static void job_free(struct ejob *j)
         }
     if (j->timer)
         event_free(j->timer);
+    j->timer = NULL;
     if (j->pid > 0)
         kill(j->pid, SIGKILL);   /* reaped by on_child, which no longer finds it */
-    free(j);
+    j->pid = 0;
+    if (j->reporting)
+        j->gone = true;
+    else
+        free(j);
 }
 
 /* ---- job ends ---- */
@@ -144,6 +152,10 @@ static void report_done(int status, json_t *body, void *arg)
     (void)body;
     struct ejob *j = arg;
     j->reporting = false;
+    if (j->gone) {
+        free(j);
+        return;
+    }
     if (status != 200) {
         log_debug("job %lld: job_end not acknowledged (status %d), will retry",
                   (long long)j->id, status);
