@@ -46,7 +46,7 @@ CLIENT_LINKS := ${shell sed -n 's/^HERD_CMD(\([a-z]*\),.*/\1/p' src/cmd/commands
 BINS := $(B)/bin/herdctld $(B)/bin/herdd $(B)/bin/herd $(B)/bin/herd-sim
 UNIT_BINS := $(patsubst tests/unit/%.c,$(B)/tests/%,$(UNIT_SRC))
 
-.PHONY: all clean test unit integration demo deps bench links slurmdiff pam fuzz fuzz-build fuzz-regress chaos
+.PHONY: all clean test unit integration demo deps bench bench-many-nodes links slurmdiff pam fuzz fuzz-build fuzz-regress chaos
 all: $(BINS) links pam
 
 links: $(B)/bin/herd
@@ -200,9 +200,16 @@ demo: deps
 	$(MAKE) all
 	@scripts/demo.sh
 
+# BENCH_MANY_NODES=1 adds bench/many_nodes (1,000 and 5,000 emulated nodes,
+# docs/emulator.md; BENCH_MANY_NODES_ARGS passes options, e.g. --jobs 10000).
 bench: deps
 	$(MAKE) all
 	@bench/run
+	@if [ -n "$(BENCH_MANY_NODES)" ]; then bench/many_nodes $(BENCH_MANY_NODES_ARGS); fi
+
+bench-many-nodes: deps
+	$(MAKE) all
+	@bench/many_nodes $(BENCH_MANY_NODES_ARGS)
 
 # The long chaos run (tests/chaos, docs/testing.md): CHAOS_TIME seconds of
 # faults over a mixed workload, then the invariants. Not part of `make test`

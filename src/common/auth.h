@@ -39,6 +39,7 @@ int auth_munge_decode(const char *socket, const char *cred, struct auth_id *out,
 struct auth_result {
     int rc;
     bool busy;             /* munged did not answer in time: worth a retry */
+    bool refused;          /* busy before asking: too many calls waiting (no time spent) */
     struct auth_id who;
     const char *cred;
     const char *err;
@@ -57,5 +58,9 @@ void auth_munge_encode_async(struct event_base *base, const char *socket, int ti
 /* A loop that is about to be freed (a one-off loop, as a configless fetch
  * runs) gives back its wake-up pipe; none of its calls may be pending. */
 void auth_async_release(struct event_base *base);
+/* How many calls may wait for a worker before more are refused at once
+ * (busy); default 512, one agent's share. A process that speaks for many
+ * (herdd --emulate) raises it. n <= 0: the default. */
+void auth_async_set_queue_max(int n);
 
 #endif

@@ -30,6 +30,7 @@
 /* Jobs waiting for a thread beyond this are answered at once: a backlog
  * behind a stuck munged would only grow. */
 #define AUTH_QUEUE_MAX 512
+static int queue_max = AUTH_QUEUE_MAX;
 
 enum job_state {
     JOB_QUEUED,      /* on the queue: the pool owns it */
@@ -247,7 +248,7 @@ static void job_timeout(evutil_socket_t fd, short what, void *arg)
     event_free(timer);
     if (st == JOB_REFUSED)
         job_free(j);
-    struct auth_result res = { .rc = -1, .busy = true, .err = err };
+    struct auth_result res = { .rc = -1, .busy = true, .refused = st == JOB_REFUSED, .err = err };
     done(&res, done_arg);
 }
 
@@ -260,7 +261,7 @@ static void submit(struct event_base *base, struct auth_job *j, int timeout_ms)
     pthread_mutex_lock(&pool.mu);
     if (!pool.started)
         pool_start();
-    if (pool.queued >= AUTH_QUEUE_MAX) {
+    if (pool.queued >= (size_t)queue_max) {
         j->state = JOB_REFUSED;
         snprintf(j->err, sizeof j->err, "too many MUNGE calls waiting");
         tv.tv_sec = tv.tv_usec = 0;
@@ -300,4 +301,11 @@ void auth_munge_encode_async(struct event_base *base, const char *socket, int ti
                              auth_done done, void *arg)
 {
     submit(base, job_new(socket, done, arg), timeout_ms);
+}
+
+void auth_async_set_queue_max(int n)
+{
+    pthread_mutex_lock(&pool.mu);
+    queue_max = n > 0 ? n : AUTH_QUEUE_MAX;
+    pthread_mutex_unlock(&pool.mu);
 }

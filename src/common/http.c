@@ -30,6 +30,7 @@
  * 503 (a request in) or given up (a call out, status 0). munged answers in
  * milliseconds when it is well. */
 #define HTTP_AUTH_TIMEOUT_MS 2500
+#define HTTP_ENCODE_RETRY_MS 20
 
 struct http_server {
     struct event_base *base;
@@ -44,6 +45,7 @@ struct http_server {
     void *token_arg;
     bool has_service_uid;           /* a uid besides 0 for the root routes */
     uid_t service_uid;
+    int auth_timeout_ms;            /* how long a credential's check may wait */
 };
 
 static const char *method_name(enum evhttp_cmd_type t)
@@ -320,7 +322,7 @@ static void dispatch(struct evhttp_request *ev, void *arg)
         refuse(p, 401, "Authentication failure");
         return;
     }
-    auth_munge_decode_async(s->base, s->munge_socket, hdr + 6, HTTP_AUTH_TIMEOUT_MS, decoded, p);
+    auth_munge_decode_async(s->base, s->munge_socket, hdr + 6, s->auth_timeout_ms, decoded, p);
 }
 
 struct http_server *http_server_create(struct event_base *base, const struct http_route *routes,
@@ -332,6 +334,7 @@ struct http_server *http_server_create(struct event_base *base, const struct htt
     s->nroutes = nroutes;
     s->ctx = ctx;
     s->munge_socket = xstrdup(munge_socket);
+    s->auth_timeout_ms = HTTP_AUTH_TIMEOUT_MS;
     s->http = evhttp_new(base);
     if (!s->http)
         fatalx("evhttp_new failed");
@@ -354,6 +357,12 @@ void http_server_destroy(struct http_server *s)
     guards_destroy(s->guards);
     free(s->munge_socket);
     free(s);
+}
+
+void http_server_set_auth_timeout(struct http_server *s, int ms)
+{
+    s->auth_timeout_ms = ms > 0 ? ms : HTTP_AUTH_TIMEOUT_MS;
+    guards_set_auth_timeout(s->guards, s->auth_timeout_ms);
 }
 
 void http_server_set_service_uid(struct http_server *s, uid_t uid)
@@ -558,8 +567,9 @@ static void call_finish(struct evhttp_request *ev, void *arg)
  * loop, and the request goes out when the credential comes back. */
 struct outgoing {
     struct event_base *base;
-    char *addr, *path;
+    char *addr, *path, *munge_socket;
     int port, timeout_s;
+    int busy_tries;                /* a busy credential is asked again this many times more */
     enum evhttp_cmd_type type;
     json_t *body;
     struct evhttp_request *ev;     /* made by the caller, with its callbacks */
@@ -572,6 +582,7 @@ static void outgoing_free(struct outgoing *o)
 {
     free(o->addr);
     free(o->path);
+    free(o->munge_socket);
     json_decref(o->body);
     free(o);
 }
@@ -608,10 +619,30 @@ static bool outgoing_send(struct outgoing *o, const char *cred)
     return true;
 }
 
+static void encoded(const struct auth_result *res, void *arg);
+
+static void encode_again(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct outgoing *o = arg;
+    auth_munge_encode_async(o->base, o->munge_socket, HTTP_AUTH_TIMEOUT_MS, encoded, o);
+}
+
 static void encoded(const struct auth_result *res, void *arg)
 {
     struct outgoing *o = arg;
     bool sent = false;
+    /* Our own credential queue full (many calls at once: a scheduling pass
+     * that starts thousands of jobs) says nothing of the peer: the call
+     * waits its turn, within its timeout, rather than fail as if the peer
+     * were down. Counted in tries, not read off a clock (the daemons'
+     * clock modules own time): a refusal takes no time, so the tries
+     * together wait about the call's timeout. */
+    static const struct timeval later = { 0, HTTP_ENCODE_RETRY_MS * 1000 };
+    if (res->rc < 0 && res->refused && o->busy_tries-- > 0 &&
+        event_base_once(o->base, -1, EV_TIMEOUT, encode_again, o, &later) == 0)
+        return;
     if (res->rc < 0) {
         log_warnx("cannot call %s:%d%s: %s", o->addr, o->port, o->path, res->err);
         evhttp_request_free(o->ev);
@@ -637,6 +668,8 @@ static void send_request(struct event_base *base, const char *munge_socket, cons
     o->path = xstrdup(path);
     o->port = port;
     o->timeout_s = timeout_s;
+    o->munge_socket = munge_socket ? xstrdup(munge_socket) : NULL;
+    o->busy_tries = timeout_s * 1000 / HTTP_ENCODE_RETRY_MS;
     o->type = strcmp(method, "GET") == 0 ? EVHTTP_REQ_GET
             : strcmp(method, "DELETE") == 0 ? EVHTTP_REQ_DELETE : EVHTTP_REQ_POST;
     o->body = body;

@@ -91,6 +91,10 @@ int http_server_set_params(struct http_server *s, const char *params, char *err,
 /* HTTP_ROLE_ROOT routes also answer uid (the node agent: SlurmUser, as
  * whom the controller runs and calls it; slurmd's rule is the same). */
 void http_server_set_service_uid(struct http_server *s, uid_t uid);
+/* How long a request's MUNGE credential may wait for its check before the
+ * request is answered 503 (default 2.5 s). herdd --emulate, whose one
+ * munged checks the calls of thousands of nodes, lets them wait longer. */
+void http_server_set_auth_timeout(struct http_server *s, int ms);
 
 /* Listens on a Unix socket (mode 0666: callers are told apart by
  * SO_PEERCRED); an existing socket file is replaced. 0 or -1 with errno. */

@@ -734,6 +734,11 @@ static int set_param(struct http_limits *l, const char *key, const char *val, ch
     return 0;
 }
 
+void guards_set_auth_timeout(struct http_guards *gs, int ms)
+{
+    gs->auth_timeout_ms = ms;
+}
+
 int guards_set_params(struct http_guards *gs, const char *params, char *err, size_t errlen)
 {
     if (!params)

@@ -51,6 +51,7 @@ struct http_limits {
 struct http_guards *guards_create(size_t max_body, const char *munge_socket, int auth_timeout_ms);
 /* After evhttp_free (which frees the connections and so their guards). */
 void guards_destroy(struct http_guards *gs);
+void guards_set_auth_timeout(struct http_guards *gs, int ms);
 
 /* Reads the keys above from a Slurm-style "k=v,k=v" list (others are
  * ignored). 0, or -1 with a message in err. */

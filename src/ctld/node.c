@@ -92,13 +92,17 @@ static const char *state_word(const struct node *n, const struct node_usage *u)
     return "IDLE";
 }
 
-static json_t *node_parts(const struct ctld *c, const char *name)
+/* By index, not name: it runs for every node of a GET /v1/nodes, and a
+ * name compare per partition member made that quadratic in strcmp (5,000
+ * nodes: docs/emulator.md). */
+static json_t *node_parts(const struct ctld *c, size_t node)
 {
     json_t *a = json_array();
     for (size_t p = 0; p < c->conf->nparts; p++) {
         const struct conf_part *cp = &c->conf->parts[p];
+        const size_t *idx = c->spart_nodes[p];
         for (size_t k = 0; k < cp->nnodes; k++)
-            if (strcmp(cp->nodes[k], name) == 0) {
+            if (idx[k] == node) {
                 json_array_append_new(a, json_string(cp->name));
                 break;
             }
@@ -131,7 +135,7 @@ json_t *node_to_json(const struct ctld *c, size_t i, const struct node_usage *u)
                      cn->cpus, "alloc_cpus", u[i].cpus, "mem_mb", (json_int_t)cn->mem_mb,
                      "alloc_mem_mb", (json_int_t)u[i].mem_mb, "gpus", cn->gpus, "gpu_type",
                      cn->gpu_type ? cn->gpu_type : "", "alloc_gpus", u[i].gpus, "partitions",
-                     node_parts(c, cn->name), "last_seen", (json_int_t)n->last_seen,
+                     node_parts(c, i), "last_seen", (json_int_t)n->last_seen,
                      "responding", n->responding || !n->registered, "features",
                      cn->features ? cn->features : "");
     /* scontrol show node: Reason=... [user@time], Weight= */
@@ -152,8 +156,7 @@ json_t *part_to_json(const struct ctld *c, size_t i)
     for (size_t k = 0; k < cp->nnodes; k++) {
         hostlist_push(hl, cp->nodes[k]);
         json_array_append_new(names, json_string(cp->nodes[k]));
-        const struct conf_node *cn = conf_node_find(c->conf, cp->nodes[k]);
-        cpus += cn ? cn->cpus : 0;
+        cpus += c->conf->nodes[c->spart_nodes[i][k]].cpus;   /* main.c: build_sparts */
     }
     char *ranged = hostlist_ranged_string(hl);
     hostlist_destroy(hl);

@@ -25,6 +25,7 @@
 #include "common/xmalloc.h"
 #include "noded/agent.h"
 #include "noded/detect.h"
+#include "noded/emu.h"
 #include "noded/step.h"
 #include "noded/supervisor.h"
 #include "noded/sysops.h"
@@ -37,12 +38,15 @@ struct opts {
     bool foreground;
     bool print_node;
     int verbose;
+    struct emu_opts emu;       /* --emulate: emu.h */
 };
 
 static void usage(void)
 {
     fprintf(stderr, "usage: herdd [-f slurm.conf | --conf-server HOST[:PORT] [--conf-cache DIR]]"
-            " [-N nodename] [-D] [-v] [-C]\n");
+            " [-N nodename] [-D] [-v] [-C]\n"
+            "       herdd [-f slurm.conf] --emulate NODES|ALL [--emu-jobs timer|proc]"
+            " [--emu-run SECONDS] [--emu-silent FILE] [-D] [-v]\n");
     exit(1);
 }
 
@@ -59,9 +63,15 @@ static void parse_opts(int argc, char **argv, struct opts *o)
     static const struct option lopts[] = {
         { "conf-server", required_argument, NULL, 'S' },
         { "conf-cache", required_argument, NULL, 'c' },
+        { "emulate", required_argument, NULL, 'E' },
+        { "emu-jobs", required_argument, NULL, 'J' },
+        { "emu-run", required_argument, NULL, 'R' },
+        { "emu-silent", required_argument, NULL, 'Z' },
         { NULL, 0, NULL, 0 },
     };
-    int c;
+    int c, rc;
+    char *end;
+    o->emu.run_s = 1;
     while ((c = getopt_long(argc, argv, "f:N:DvCh", lopts, NULL)) != -1) {
         switch (c) {
         case 'f': o->conf = optarg; break;
@@ -71,6 +81,18 @@ static void parse_opts(int argc, char **argv, struct opts *o)
         case 'D': o->foreground = true; break;
         case 'v': o->verbose++; break;
         case 'C': o->print_node = true; break;
+        case 'E': o->emu.nodes = optarg; break;
+        case 'J':
+            if ((rc = emu_jobs_parse(optarg)) < 0)
+                usage();
+            o->emu.jobs = rc;
+            break;
+        case 'R':
+            o->emu.run_s = strtod(optarg, &end);
+            if (*end || end == optarg || !(o->emu.run_s >= 0))
+                usage();
+            break;
+        case 'Z': o->emu.silent_path = optarg; break;
         default: usage();
         }
     }
@@ -226,6 +248,15 @@ int main(int argc, char **argv)
     struct conf *c = conf_load(o.conf, err, sizeof err);
     if (!c)
         fatalx("%s", err);
+    if (o.emu.nodes) {
+        o.emu.conf_path = o.conf;
+        o.emu.foreground = o.foreground;
+        o.emu.verbose = o.verbose;
+        int erc = emu_main(c, &o.emu);
+        conf_destroy(c);
+        free(fetched);
+        return erc;
+    }
     const struct conf_node *node = conf_node_find(c, o.name);
     if (!node)
         fatalx("node %s is not in %s", o.name, o.conf);

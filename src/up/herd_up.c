@@ -32,9 +32,11 @@
 #include "client/clock.h"
 
 #define UP_USAGE "Usage: herd up -D DIR [--nodes N] [--gpus-per-node G] [--cpus-per-node C]\n" \
-                 "                [--mem-per-node MB] [--netns] [--set Key=Value ...]\n"
+                 "                [--mem-per-node MB] [--netns] [--set Key=Value ...]\n" \
+                 "                [--emulate [--emu-jobs timer|proc] [--emu-run SECONDS]]\n"
 #define UP_WAIT_S 30
 #define UP_MAX_NODES 1024
+#define UP_MAX_EMULATED 20000
 #define EMU_CPUS 8
 #define EMU_MEM_MB 16000
 
@@ -45,6 +47,8 @@ struct up_opts {
     uint64_t mem_mb;          /* 0: default */
     bool netns;               /* each node in namespaces of its own (netns.h) */
     bool uts;                 /* without netns: each node agent named after its node (uts.h) */
+    bool emulate;             /* one herdd --emulate serves every node (docs/emulator.md) */
+    const char *emu_jobs, *emu_run;   /* passed on to it; NULL: its defaults */
     char **sets;              /* "Key=Value", borrowed from argv */
     size_t nsets;
 };
@@ -105,7 +109,16 @@ static int up_parse_opt(struct up_opts *o, int c, const char *arg)
         o->dir = xstrdup(arg);
         return 0;
     case 'n':
-        return parse_int("--nodes", arg, 1, UP_MAX_NODES, &o->nodes);
+        return parse_int("--nodes", arg, 1, UP_MAX_EMULATED, &o->nodes);
+    case 'e':
+        o->emulate = true;
+        return 0;
+    case 'j':
+        o->emu_jobs = arg;
+        return 0;
+    case 'r':
+        o->emu_run = arg;
+        return 0;
     case 'g':
         return parse_int("--gpus-per-node", arg, 0, 1024, &o->gpus);
     case 'c':
@@ -140,6 +153,9 @@ static int up_parse(struct up_opts *o, int argc, char **argv)
         {"mem-per-node", required_argument, NULL, 'm'},
         {"set", required_argument, NULL, 's'},
         {"netns", no_argument, NULL, 'x'},
+        {"emulate", no_argument, NULL, 'e'},
+        {"emu-jobs", required_argument, NULL, 'j'},
+        {"emu-run", required_argument, NULL, 'r'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -165,6 +181,15 @@ static int up_parse(struct up_opts *o, int argc, char **argv)
     }
     if (!o->dir || !o->dir[0]) {
         fputs(UP_USAGE, stderr);
+        return 2;
+    }
+    if (o->nodes > UP_MAX_NODES && !o->emulate) {
+        fprintf(stderr, "herd: error: --nodes takes at most %d node agents (more with "
+                "--emulate)\n", UP_MAX_NODES);
+        return 2;
+    }
+    if (o->emulate && o->netns) {
+        fprintf(stderr, "herd: error: --emulate and --netns do not go together\n");
         return 2;
     }
     return 0;
@@ -261,6 +286,18 @@ static void conf_add_nodes(struct lines *l, const struct up_opts *o,
     }
     int cpus = o->cpus > 0 ? o->cpus : EMU_CPUS, gpus = o->gpus > 0 ? o->gpus : 0;
     unsigned long long mem = o->mem_mb ? (unsigned long long)o->mem_mb : EMU_MEM_MB;
+    if (o->emulate) {   /* one address and port, the emulator's; NodeAddr
+                         * names one address per node, as in Slurm */
+        char gres[32] = "";
+        if (gpus > 0)
+            snprintf(gres, sizeof gres, " Gres=gpu:%d", gpus);
+        int width = snprintf(NULL, 0, "%d", o->nodes);
+        for (int i = 1; i <= o->nodes; i++)
+            lines_insert(l, l->n, xasprintf("NodeName=emu%0*d NodeAddr=127.0.0.1 Port=%d CPUs=%d "
+                                            "RealMemory=%llu%s State=UNKNOWN", width, i,
+                                            ports[1], cpus, mem, gres));
+        return;
+    }
     for (int i = 0; i < o->nodes; i++) {
         char gres[32] = "", addr[48] = "127.0.0.1";
         if (gpus > 0)
@@ -519,9 +556,58 @@ static void node_logs_private(const char *dir, const char *node, const char *log
     free(start);
 }
 
+/* herdd --emulate ALL for every node, its pid and log files named after
+ * the first node. */
+static int emulator_start(const struct up_opts *o, const struct conf *c, const char *path)
+{
+    const char *first = c->nodes[0].name;
+    char *pidfile = c->pid_file_d ? conf_expand_node(c->pid_file_d, first) : NULL;
+    char *log = c->log_file_d ? conf_expand_node(c->log_file_d, first) : NULL;
+    pid_t pid = pidfile ? cluster_pid_live(pidfile, "herdd") : 0;
+    int rc = 0;
+    if (pid) {
+        fprintf(stderr, "herd: node emulator already running (pid %d)\n", (int)pid);
+        goto out;
+    }
+    char *bin = self_sibling("herdd"), *errfile = xasprintf("%s/log/herdd-emu.start", o->dir);
+    char *silent = xasprintf("%s/run/emu-silent", o->dir);
+    char *argv[12] = {bin, "-f", (char *)path, "--emulate", "ALL", "--emu-silent", silent};
+    int n = 7;
+    if (o->emu_jobs) {
+        argv[n++] = "--emu-jobs";
+        argv[n++] = (char *)o->emu_jobs;
+    }
+    if (o->emu_run) {
+        argv[n++] = "--emu-run";
+        argv[n++] = (char *)o->emu_run;
+    }
+    node_logs_private(o->dir, first, log);
+    rc = cluster_spawn_wait(argv, errfile, UP_WAIT_S);
+    if (rc != 0) {
+        fprintf(stderr, "herd: error: the node emulator failed to start (log: %s):\n",
+                log ? log : "stderr");
+        cluster_print_file(errfile);
+    } else {
+        fprintf(stderr, "herd: started the node emulator for %zu nodes\n", c->nnodes);
+    }
+    free(bin); free(errfile); free(silent);
+out:
+    free(pidfile); free(log);
+    return rc == 0 ? 0 : -1;
+}
+
+/* Nodes that share an address and port: only the emulator serves those. */
+static bool conf_emulated(const struct conf *c)
+{
+    return c->nnodes > 1 && c->nodes[0].port == c->nodes[1].port &&
+           strcmp(c->nodes[0].addr, c->nodes[1].addr) == 0;
+}
+
 static int daemons_start(const struct up_opts *o, const struct conf *c, const char *path)
 {
     int rc = daemon_start("herdctld", path, NULL, c->pid_file_ctld, c->log_file_ctld, o);
+    if (o->emulate)
+        return rc == 0 ? emulator_start(o, c, path) : rc;
     for (size_t i = 0; rc == 0 && i < c->nnodes; i++) {
         const char *name = c->nodes[i].name;
         char *pid = c->pid_file_d ? conf_expand_node(c->pid_file_d, name) : NULL;
@@ -620,7 +706,7 @@ static int netns_choose(struct up_opts *o, bool exists)
     if (exists)
         o->netns = netns_enabled(o->dir);
     if (!o->netns)
-        return uts_choose(o);
+        return o->emulate ? 0 : uts_choose(o);
     const char *why = netns_unavailable();
     if (why) {
         fprintf(stderr, "herd: error: %s\n", why);
@@ -686,6 +772,9 @@ static int up_run(struct up_opts *o)
         goto out;
     }
     setenv("SLURM_CONF", path, 1);
+    o->emulate = o->emulate || conf_emulated(c);
+    if (o->emulate)
+        o->uts = false;   /* one process: no host name per node */
     bool ran = any_daemon_runs(c);
     if (cluster_start(o, c, path) < 0) {
         fprintf(stderr, "herd: logs are in %s/log\n", o->dir);
