@@ -395,3 +395,17 @@ void agent_destroy(struct agent *a)
     free(a->spool);
     free(a);
 }
+
+char *agent_pidfile_write(const struct conf *c, const char *node)
+{
+    if (!c->pid_file_d || !c->pid_file_d[0])
+        return NULL;
+    char *path = conf_expand_node(c->pid_file_d, node);
+    FILE *f = fopen(path, "we");
+    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
+        log_warn("cannot write %s", path);
+        free(path);
+        return NULL;
+    }
+    return path;
+}

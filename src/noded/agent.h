@@ -81,6 +81,10 @@ int agent_start(struct agent *a);
  * the event loop. */
 void agent_stop(struct agent *a);
 
+/* herdd's pid file (PidFile of slurm.conf, %n as node), written; its path
+ * (caller frees), or NULL when there is none or it could not be written. */
+char *agent_pidfile_write(const struct conf *c, const char *node);
+
 struct ajob *agent_job_find(struct agent *a, int64_t id);
 struct ajob *agent_job_add(struct agent *a, int64_t id);
 /* Takes j out of the table and frees it. */

@@ -23,6 +23,7 @@
 #include "common/log.h"
 #include "common/slurm_errno.h"
 #include "common/xmalloc.h"
+#include "noded/agent.h"
 #include "noded/clock.h"
 
 #define REPORT_TIMEOUT_S 5
@@ -584,20 +585,6 @@ static int serve(struct emu *e)
     return rc < 0 ? 1 : 0;
 }
 
-static char *pidfile_write(const struct conf *c, const char *node)
-{
-    if (!c->pid_file_d || !c->pid_file_d[0])
-        return NULL;
-    char *path = conf_expand_node(c->pid_file_d, node);
-    FILE *f = fopen(path, "we");
-    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
-        log_warn("cannot write %s", path);
-        free(path);
-        return NULL;
-    }
-    return path;
-}
-
 int emu_jobs_parse(const char *s)
 {
     return !strcmp(s, "timer") ? EMU_TIMER : !strcmp(s, "proc") ? EMU_PROC : -1;
@@ -628,7 +615,7 @@ int emu_main(struct conf *c, const struct emu_opts *o)
         fatalx("cannot create the event loop");
     if (servers_start(&e) < 0)
         fatalx("cannot listen");
-    char *pidfile = pidfile_write(c, first);
+    char *pidfile = agent_pidfile_write(c, first);
     if (logfile)
         log_init("herdd", o->verbose, logfile);
     daemon_ready(ready_fd);

@@ -118,20 +118,6 @@ static int daemon_fork(void)
     return daemon_start(&ops);
 }
 
-static char *write_pidfile(const struct conf *c, const char *node)
-{
-    if (!c->pid_file_d || !c->pid_file_d[0])
-        return NULL;
-    char *path = conf_expand_node(c->pid_file_d, node);
-    FILE *f = fopen(path, "we");
-    if (!f || fprintf(f, "%ld\n", (long)getpid()) < 0 || fclose(f) != 0) {
-        log_warn("cannot write %s", path);
-        free(path);
-        return NULL;
-    }
-    return path;
-}
-
 /* The log is root's alone (it names users' jobs and files): made 0600
  * before the logger opens it, and one left 0644 by an older herdd closed. */
 static void log_private(const char *path)
@@ -274,7 +260,7 @@ int main(int argc, char **argv)
     a->confd = cd;
     if (http_server_set_params(a->srv, c->slurmd_params, err, sizeof err) < 0)
         fatalx("SlurmdParameters: %s", err);
-    char *pidfile = write_pidfile(c, node->name);
+    char *pidfile = agent_pidfile_write(c, node->name);
     if (logfile) {
         log_private(logfile);
         log_init("herdd", o.verbose, logfile);

@@ -22,7 +22,7 @@
 #include "common/conf.h"
 #include "common/log.h"
 #include "ctld/ctld.h"
-#include "fuzz.h"
+#include "fuzz_http.h"
 
 static const char *const routes[][2] = {
     { "POST", "/v1/jobs" },                   { "POST", "/v1/jobs/cancel" },
@@ -91,35 +91,6 @@ static void reset(void)
     }
 }
 
-struct exchange {
-    struct event_base *base;
-    size_t got;
-};
-
-static void readable(evutil_socket_t fd, short what, void *arg)
-{
-    struct exchange *x = arg;
-    char buf[8192];
-    (void)what;
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n > 0)
-        x->got += (size_t)n;
-    else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-        event_base_loopbreak(x->base);
-}
-
-static void hung(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    fprintf(stderr, "ctld_api: no answer within 20 s\n");
-    abort();
-}
-
-/* Connected as root or, with nobody, as an ordinary user: the kernel
- * takes the caller's credentials at connect(). Run by someone else than
- * root, every request is theirs. */
 static int connect_as(bool nobody)
 {
     nobody = nobody && geteuid() == 0;
@@ -132,17 +103,6 @@ static int connect_as(bool nobody)
     if ((nobody && setresuid(-1, 0, -1) < 0) || rc < 0)
         abort();
     return fd;
-}
-
-static void send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            return;     /* the server may close on a request it refuses */
-        p += w;
-        n -= (size_t)w;
-    }
 }
 
 /* The route's path with J (a job id: one of the newest) or R (a
@@ -172,26 +132,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         reset();
     const char *const *route = routes[(data[0] & 0x7f) % NROUTES];
     char *path = route_path(route[1], data[1]);
-    struct exchange x = { ctld.base, 0 };
-    int fd = connect_as(data[0] & 0x80);
-    char *head = xasprintf("%s %s HTTP/1.1\r\nHost: ctld\r\nConnection: close\r\n"
-                           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                           route[0], path, size - 2);
-    send_all(fd, head, strlen(head));
-    send_all(fd, (const char *)data + 2, size - 2);
-    free(head);
+    fuzz_http_exchange(ctld.base, connect_as(data[0] & 0x80), route[0], path, data + 2, size - 2,
+                       20, "ctld_api");
     free(path);
-    evutil_make_socket_nonblocking(fd);
-    struct event *rd = event_new(ctld.base, fd, EV_READ | EV_PERSIST, readable, &x);
-    struct event *limit = evtimer_new(ctld.base, hung, NULL);
-    struct timeval twenty = { 20, 0 };
-    event_add(rd, NULL);
-    event_add(limit, &twenty);
-    event_base_dispatch(ctld.base);
-    event_free(rd);
-    event_free(limit);
-    close(fd);
-    if (!x.got)
-        abort();     /* every request gets an answer */
     return 0;
 }

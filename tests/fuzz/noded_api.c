@@ -18,7 +18,7 @@
 #include "common/conf.h"
 #include "noded/agent.h"
 #include "noded/local.h"
-#include "fuzz.h"
+#include "fuzz_http.h"
 
 static const char *const routes[][2] = {
     { "POST", "/v1/timelimit" }, { "POST", "/v1/signal" },      { "POST", "/v1/suspend" },
@@ -65,34 +65,6 @@ static struct harness *harness(void)
     return &h;
 }
 
-struct exchange {
-    struct event_base *base;
-    int fd;
-    size_t got;
-};
-
-/* The answer is read and dropped; the server closes after it. */
-static void readable(evutil_socket_t fd, short what, void *arg)
-{
-    struct exchange *x = arg;
-    char buf[4096];
-    (void)what;
-    ssize_t n = recv(fd, buf, sizeof buf, 0);
-    if (n > 0)
-        x->got += (size_t)n;
-    else if (n == 0 || (errno != EAGAIN && errno != EINTR))
-        event_base_loopbreak(x->base);
-}
-
-static void hung(evutil_socket_t fd, short what, void *arg)
-{
-    (void)fd;
-    (void)what;
-    (void)arg;
-    fprintf(stderr, "noded_api: no answer within 10 s\n");
-    abort();
-}
-
 static int connect_to(const char *path)
 {
     struct sockaddr_un sun = { .sun_family = AF_UNIX };
@@ -103,41 +75,13 @@ static int connect_to(const char *path)
     return fd;
 }
 
-static void send_all(int fd, const char *p, size_t n)
-{
-    while (n) {
-        ssize_t w = send(fd, p, n, MSG_NOSIGNAL);
-        if (w <= 0)
-            return;     /* the server may close on a request it refuses */
-        p += w;
-        n -= (size_t)w;
-    }
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 1)
         return 0;
     struct harness *h = harness();
     const char *const *route = routes[data[0] % NROUTES];
-    struct exchange x = { h->base, connect_to(h->sock), 0 };
-    char *head = xasprintf("%s %s HTTP/1.1\r\nHost: n1\r\nConnection: close\r\n"
-                           "Content-Type: application/json\r\nContent-Length: %zu\r\n\r\n",
-                           route[0], route[1], size - 1);
-    send_all(x.fd, head, strlen(head));
-    send_all(x.fd, (const char *)data + 1, size - 1);
-    free(head);
-    evutil_make_socket_nonblocking(x.fd);
-    struct event *rd = event_new(h->base, x.fd, EV_READ | EV_PERSIST, readable, &x);
-    struct event *limit = evtimer_new(h->base, hung, NULL);
-    struct timeval ten = { 10, 0 };
-    event_add(rd, NULL);
-    event_add(limit, &ten);
-    event_base_dispatch(h->base);
-    event_free(rd);
-    event_free(limit);
-    close(x.fd);
-    if (!x.got)
-        abort();     /* every request gets an answer */
+    fuzz_http_exchange(h->base, connect_to(h->sock), route[0], route[1], data + 1, size - 1, 10,
+                       "noded_api");
     return 0;
 }
