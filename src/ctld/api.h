@@ -147,6 +147,8 @@ void api_reconfigure(struct http_req *r);
 void api_job_suspend(struct http_req *r);
 void api_job_resume(struct http_req *r);
 /* api_resv.c (scontrol's reservations) */
+/* The body's ReservationName, whatever case its key was typed in; NULL none. */
+const char *api_resv_body_name(json_t *body);
 void api_resv_list(struct http_req *r);
 void api_resv_show(struct http_req *r);
 void api_resv_create(struct http_req *r);

@@ -83,8 +83,7 @@ void api_resv_show(struct http_req *r)
     http_reply(r, 200, json_pack("{s:o}", "reservations", a));
 }
 
-/* The body's ReservationName, whatever case its key was typed in. */
-static const char *body_name(json_t *body)
+const char *api_resv_body_name(json_t *body)
 {
     const char *k;
     json_t *v;
@@ -102,7 +101,7 @@ void api_resv_create(struct http_req *r)
     int code = SLURM_ERROR;
     if (!resv_admin(r, who, sizeof who))
         return;
-    const char *name = body_name(r->body);
+    const char *name = api_resv_body_name(r->body);
     if (name && resv_find(c, name, false)) {
         http_reply_error(r, 400, SLURM_ERROR, "Duplicate reservation name");
         return;

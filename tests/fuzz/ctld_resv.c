@@ -8,8 +8,8 @@
  * shown (resv_to_json), recorded (resv_record) and freed: the table keeps
  * only the fixture's two.
  */
-#include <strings.h>
 
+#include "ctld/api.h"
 #include "ctld_fixture.h"
 
 static void show_free(struct ctld *c, struct resv *v, int64_t now)
@@ -18,18 +18,6 @@ static void show_free(struct ctld *c, struct resv *v, int64_t now)
     json_decref(resv_record(c, v));
     free(resv_nodes_str(c, v));
     resv_free(v);
-}
-
-/* The body's name, as api_resv.c finds it. */
-static const char *body_name(json_t *body)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach(body, k, v)
-        if (!strcasecmp(k, "ReservationName") || !strcasecmp(k, "Reservation") ||
-            !strcasecmp(k, "ResName"))
-            return json_string_value(v);
-    return NULL;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -41,7 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int64_t now = ctld_now();
     int code = 0;
     char err[256];
-    const char *name = body_name(body);
+    const char *name = api_resv_body_name(body);
     if (!name || !resv_find(c, name, false)) {   /* else a duplicate, refused */
         struct resv *v = xcalloc(1, sizeof *v);
         v->name = name && *name ? xstrdup(name) : NULL;
