@@ -86,12 +86,32 @@ static bool stale(struct ctld *c, size_t idx, uint64_t id)
     return j->end_node != (int)idx;
 }
 
+/* A job the node is still starting whose launch the controller took for
+ * failed (its answer was lost) holds the node's resources as much as a
+ * running one: the node takes no new work until the job is running and
+ * can be killed, at the next registration. */
+static bool starts_stale(struct ctld *c, struct node *n, json_t *starting)
+{
+    size_t idx = node_index(c, n), i;
+    json_t *v;
+    json_array_foreach(starting, i, v) {
+        uint64_t id = json_is_integer(v) ? (uint64_t)json_integer_value(v) : 0;
+        if (id && stale(c, idx, id)) {
+            log_warnx("node %s is starting job %llu, which the controller does not hold "
+                      "there: no new work on it until the job can be killed", n->conf->name,
+                      (unsigned long long)id);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* As Slurm kills the jobs a returning slurmd still runs: every job this
  * node lists that the controller does not hold as running there (it ended
  * NODE_FAIL, was cancelled or requeued, maybe runs elsewhere) is killed,
  * and the node takes no new work until its agent lists none. A job whose
  * end was assumed notes when: an end after that is the kill's own. */
-static void kill_stale(struct ctld *c, struct node *n, json_t *jobs)
+static void kill_stale(struct ctld *c, struct node *n, json_t *jobs, json_t *starting)
 {
     size_t idx = node_index(c, n), i;
     json_t *v;
@@ -111,6 +131,8 @@ static void kill_stale(struct ctld *c, struct node *n, json_t *jobs)
                   ? "runs elsewhere" : job_is_finished(j) ? "has ended" : "was requeued");
         launch_kill_stale(c, n, id);
     }
+    if (!any)
+        any = starts_stale(c, n, starting);
     if (n->cleaning && !any)
         log_info("node %s runs no stale job any more", n->conf->name);
     n->cleaning = any;
@@ -121,7 +143,8 @@ void api_node_register(struct http_req *r)
     struct ctld *c = r->ctx;
     struct node *n = node_find(c, json_string_value(json_object_get(r->body, "name")));
     json_t *jobs = json_object_get(r->body, "jobs");
-    if (!n || (jobs && !json_is_array(jobs))) {
+    json_t *starting = json_object_get(r->body, "starting");
+    if (!n || (jobs && !json_is_array(jobs)) || (starting && !json_is_array(starting))) {
         http_reply_error(r, n ? 400 : 404, ESLURM_INVALID_NODE_NAME,
                          n ? "Invalid jobs list" : "Invalid node name specified");
         return;
@@ -136,7 +159,7 @@ void api_node_register(struct http_req *r)
     if (jobs) {
         if (was_silent)
             node_fail_firm_unlisted(c, n, jobs);
-        kill_stale(c, n, jobs);
+        kill_stale(c, n, jobs, starting);
         reconcile(c, n, jobs);
     }
     node_return(c, n, was_silent);

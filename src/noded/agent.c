@@ -201,16 +201,15 @@ static void send_register(struct agent *a)
     if (a->registering || a->stopping)
         return;
     const struct conf_node *n = a->node;
-    json_t *jobs = json_array();
-    /* not those still starting: should a start fail, the controller, told
-     * of the job here, would take it for running */
+    json_t *jobs = json_array(), *starting = json_array();
+    /* those still starting apart: should a start fail, the controller, told
+     * of the job as running here, would take it for running */
     for (struct ajob *j = a->jobs; j; j = j->next)
-        if (!j->starting)
-            json_array_append_new(jobs, json_integer(j->id));
-    json_t *body = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:o}", "name", n->name,
+        json_array_append_new(j->starting ? starting : jobs, json_integer(j->id));
+    json_t *body = json_pack("{s:s, s:i, s:I, s:i, s:s, s:i, s:o, s:o}", "name", n->name,
                              "cpus", n->cpus, "mem_mb", (json_int_t)n->mem_mb,
                              "gpus", n->gpus, "gpu_type", n->gpu_type ? n->gpu_type : "",
-                             "port", a->port, "jobs", jobs);
+                             "port", a->port, "jobs", jobs, "starting", starting);
     a->registering = true;
     http_call(a->base, a->conf->munge_socket, a->conf->ctld_addr, a->conf->ctld_port, "POST",
               "/v1/node/register", body, REPORT_TIMEOUT_S, register_done, a);

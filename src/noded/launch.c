@@ -39,24 +39,26 @@ static int write_job_files(const char *dir, const json_t *body, const struct job
     return rc;
 }
 
-/* A slot of the pool, else a new directory. */
-static int make_dir(struct agent *a, const char *dir)
-{
-    if (spool_pool_take(a->spool, &a->pool_free, dir) == 0)
-        return 0;
-    return mkdir(dir, 0700) < 0 || chmod(dir, SPOOL_DIR_MODE) < 0 ? -1 : 0;
-}
-
+/* A slot of the pool filled, then renamed into place; else a new
+ * directory. A directory no job of ours owns is a leftover. */
 static int prepare_dir(struct agent *a, const char *dir, const json_t *body,
                        const struct job_spec *js, char *err, size_t errlen)
 {
-    /* a directory no job of ours owns is a leftover */
-    if (spool_rmtree(dir) < 0 || make_dir(a, dir) < 0 || write_job_files(dir, body, js) < 0) {
+    char *slot = spool_pool_take(a->spool, &a->pool_free);
+    const char *at = slot ? slot : dir;
+    int rc = spool_rmtree(dir);
+    if (rc == 0 && !slot)
+        rc = mkdir(dir, 0700) < 0 || chmod(dir, SPOOL_DIR_MODE) < 0 ? -1 : 0;
+    if (rc == 0)
+        rc = write_job_files(at, body, js);
+    if (rc == 0 && slot)
+        rc = rename(slot, dir);
+    if (rc < 0) {
         snprintf(err, errlen, "cannot prepare %s: %s", dir, strerror(errno));
-        spool_rmtree(dir);
-        return -1;
+        spool_rmtree(at);
     }
-    return 0;
+    free(slot);
+    return rc;
 }
 
 static void exec_supervisor(struct agent *a, const char *dir, int fd) __attribute__((noreturn));

@@ -76,12 +76,13 @@ int spool_result_write(const char *dir, const struct job_result *res);
 
 /* spool_pool.c: directories of finished jobs for the next ones to reuse,
  * SPOOL/.free/0 .. nfree-1 (at most 256). reset: at start, none (what an
- * earlier herdd left is removed). take: renames a slot to dir (which must
- * not exist); 0, or -1 when none is free. put: the finished job's dir
+ * earlier herdd left is removed). take: a slot's path, to fill and rename
+ * to the job's directory (removed on failure), or NULL when none is
+ * free. put: the finished job's dir
  * becomes a slot (its result and pids emptied), or is removed when the pool
  * is full or it holds other files; 0 or -1. */
 void spool_pool_reset(const char *spool, int *nfree);
-int spool_pool_take(const char *spool, int *nfree, const char *dir);
+char *spool_pool_take(const char *spool, int *nfree);
 int spool_pool_put(const char *spool, int *nfree, const char *dir);
 /* 0, or -1 when there is no (valid) result yet. */
 int spool_result_read(const char *dir, struct job_result *res);

@@ -6,7 +6,9 @@
  * minute (recently_deleted), so that churn cost grew with the job rate.
  * Files are rewritten in place (spool_write). A slot holds no result and
  * no pids; its script is rewritten in place only for the same user (a
- * user may hold an open descriptor of it), else made anew.
+ * user may hold an open descriptor of it), else made anew. A slot is
+ * filled where it lies and only then renamed to the job's name, so that a
+ * job's directory never shows the job before it.
  */
 #include "noded/spool.h"
 
@@ -79,30 +81,30 @@ void spool_pool_reset(const char *spool, int *nfree)
     *nfree = 0;
 }
 
-int spool_pool_take(const char *spool, int *nfree, const char *dir)
+char *spool_pool_take(const char *spool, int *nfree)
 {
     if (*nfree == 0)
-        return -1;
-    char *slot = slot_path(spool, *nfree - 1);
-    int rc = rename(slot, dir);
-    free(slot);
-    if (rc == 0)
-        (*nfree)--;
-    return rc;
+        return NULL;
+    return slot_path(spool, --*nfree);
 }
 
+/* Renamed first, emptied after: the job's directory goes at once, its
+ * result with it, and is never seen without one (a restarted herdd would
+ * take that job for running). */
 int spool_pool_put(const char *spool, int *nfree, const char *dir)
 {
-    if (*nfree < POOL_MAX && only_known(dir) && clear_state(dir) == 0) {
-        char *free_dir = xasprintf("%s/.free", spool);
-        char *slot = slot_path(spool, *nfree);
-        int rc = (mkdir(free_dir, 0700) == 0 || errno == EEXIST) ? rename(dir, slot) : -1;
-        free(slot);
-        free(free_dir);
-        if (rc == 0) {
-            (*nfree)++;
-            return 0;
-        }
-    }
-    return spool_rmtree(dir);
+    if (*nfree >= POOL_MAX || !only_known(dir))
+        return spool_rmtree(dir);
+    char *free_dir = xasprintf("%s/.free", spool);
+    char *slot = slot_path(spool, *nfree);
+    int rc = (mkdir(free_dir, 0700) == 0 || errno == EEXIST) ? rename(dir, slot) : -1;
+    if (rc < 0)
+        rc = spool_rmtree(dir);
+    else if (clear_state(slot) == 0)
+        (*nfree)++;
+    else
+        rc = spool_rmtree(slot);
+    free(slot);
+    free(free_dir);
+    return rc;
 }
