@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from helpers import cluster_fixture, wait_for
+from helpers import cluster_fixture, munge_cred, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "4", "--cpus-per-node", "8", "--mem-per-node", "8000",
       "--set", "KillWait=2", "--set", "MetricsType=metrics/openmetrics"]
@@ -74,13 +74,6 @@ def samples(text):
         out[(m.group(1), m.group(2) or "")] = float(m.group(3))
     return out
 
-
-def munge_cred(c, user):
-    """A credential of user's from the munged the cluster uses (AuthInfo's
-    socket=, else the one herd up started in its directory)."""
-    m = re.search(r"^AuthInfo=\S*\bsocket=([^,\s]+)", c.conf_text(), re.M)
-    sock = m.group(1) if m else os.path.join(c.dir, "munge", "munge.socket")
-    return c.run(["munge", "-S", sock, "-n"], user=user).stdout.strip()
 
 
 def gpus_of_running(c):

@@ -8,13 +8,12 @@ reservations answer in v0.0.40's shapes."""
 import json
 import os
 import re
-import time
 import urllib.error
 import urllib.request
 
 import pytest
 
-from helpers import cluster_fixture, wait_for
+from helpers import cluster_fixture, munge_cred, wait_for
 
 UP = ["--nodes", "2", "--gpus-per-node", "2", "--cpus-per-node", "4", "--mem-per-node", "4000",
       "--set", "KillWait=2"]
@@ -29,13 +28,6 @@ def rcluster(tmp_path_factory, users):
     yield c
     next(gen, None)   # herd down, and the teardown checks
 
-
-def munge_cred(c, user):
-    """A fresh credential of user's from the cluster's munged (MUNGE
-    refuses a credential used twice, so one per request)."""
-    m = re.search(r"^AuthInfo=\S*\bsocket=([^,\s]+)", c.conf_text(), re.M)
-    sock = m.group(1) if m else os.path.join(c.dir, "munge", "munge.socket")
-    return c.run(["munge", "-S", sock, "-n"], user=user).stdout.strip()
 
 
 def jwt(c, user):

@@ -15,7 +15,8 @@ import time
 
 import pytest
 
-from helpers import base_env, cluster_fixture, procs_matching, read, wait_file, wait_for
+from helpers import (base_env, cluster_fixture, munge_cred, procs_matching, read, tcp,
+                     wait_file, wait_for)
 
 TIMEOUT = 4
 RTS_UP = ["--nodes", "2", "--cpus-per-node", "2", "--mem-per-node", "2000",
@@ -99,6 +100,31 @@ def test_returning_node_keeps_one_copy_of_a_requeued_job(rcluster, workdir):
     c.wait_state(job, "CANCELLED", timeout=20)
     wait_for(lambda: not copies(tag), 15, "no copy of the job left")
     resume(c, first)
+
+
+def test_node_starting_a_dropped_job_takes_no_new_work(rcluster, workdir):
+    """A node that answers again while it still starts a job whose launch
+    the controller took for failed (the answer was lost) holds that job's
+    GPUs and CPUs: it takes no new work until a registration lists no such
+    job. The registration is sent here, as the silenced agent's would be."""
+    c = rcluster
+    agent = silence(c, "node2")
+    try:
+        reg = {"name": "node2", "port": 1, "cpus": 2, "mem_mb": 2000, "gpus": 0,
+               "jobs": [], "starting": [987654]}
+        st, ans = tcp(c.ctld_port(), "POST", "/v1/node/register", munge_cred(c), body=reg)
+        assert st == 200, ans
+        c.run(["scontrol", "update", "nodename=node2", "state=resume"])
+        job = c.sbatch(["-w", "node2", "-o", "/dev/null"], cwd=workdir,
+                       script="#!/bin/sh\nexec /bin/sleep 1\n")
+        time.sleep(3)
+        assert c.state(job) == "PENDING", c.job_debug(job)
+        log = read(os.path.join(c.dir, "log", "herdctld.log"))
+        assert "node node2 is starting job 987654, which the controller does not hold" in log
+    finally:
+        os.kill(agent, signal.SIGCONT)
+    # the agent's own registration lists no such job: the node takes work
+    c.wait_state(job, "COMPLETED", timeout=30)
 
 
 def test_return_to_service_0_keeps_a_silent_node_down(rcluster, workdir):

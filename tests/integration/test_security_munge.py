@@ -13,34 +13,7 @@ import time
 
 import pytest
 
-from helpers import read
-
-
-def munge_cred(c, user=None, ttl=None):
-    args = ["munge", "-S", os.path.join(c.dir, "munge", "munge.socket"), "-n"]
-    if ttl:
-        args += ["-t", str(ttl)]
-    return c.run(args, user=user).stdout.strip()
-
-
-def tcp(port, method, path, cred, body=None, headers=None):
-    """(status, parsed body) of one request with the credential."""
-    h = {"Authorization": f"Munge {cred}"} if cred else {}
-    if body is not None:
-        h["Content-Type"] = "application/json"
-    h.update(headers or {})
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=15)
-    try:
-        conn.request(method, path, body=json.dumps(body) if body is not None else None,
-                     headers=h)
-        r = conn.getresponse()
-        raw = r.read()
-    finally:
-        conn.close()
-    try:
-        return r.status, json.loads(raw) if raw else {}
-    except ValueError:
-        return r.status, raw
+from helpers import munge_cred, tcp
 
 
 def uid(user):
