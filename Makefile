@@ -7,6 +7,8 @@ CFLAGS  ?= -O2 -g
 WARN    := -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE
 LIBS_EV := -levent -ljansson -lmunge
 LIBS_DB := -lsqlite3
+# `make test` builds with every core: its sub-makes get -j of their own
+NPROC   := $(shell nproc 2>/dev/null || echo 2)
 
 ifeq ($(FUZZ),1)
 # The fuzzing harnesses' build (tests/fuzz, `make fuzz`): clang, libFuzzer's
@@ -183,18 +185,18 @@ deps:
 	@scripts/install-deps.sh
 
 test: deps
-	$(MAKE) SAN=1 all unit-build
+	$(MAKE) -j$(NPROC) SAN=1 all unit-build
 	@scripts/run-unit.sh build/asan/tests
-	$(MAKE) fuzz-regress
-	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q --durations=25 tests/integration
+	$(MAKE) -j$(NPROC) fuzz-regress
+	scripts/run-integration.sh $(CURDIR)/build/asan/bin
 
 unit: deps
 	$(MAKE) SAN=1 all unit-build
 	@scripts/run-unit.sh build/asan/tests
 
 integration: deps
-	$(MAKE) SAN=1 all
-	HERD_BIN=$(CURDIR)/build/asan/bin /usr/bin/python3 -m pytest -q --durations=25 tests/integration
+	$(MAKE) -j$(NPROC) SAN=1 all
+	scripts/run-integration.sh $(CURDIR)/build/asan/bin
 
 demo: deps
 	$(MAKE) all

@@ -26,6 +26,10 @@ USERS = ("herdtest1", "herdtest2")
 def pytest_configure(config):
     """`timeout N pytest ...` sends SIGTERM: turn it into an interrupt so that
     the fixtures' teardown still runs `herd down` and no cluster is left."""
+    config.addinivalue_line(
+        "markers", "waits: idles a minute or more on the wall clock (a time limit, a "
+        "dependency's delay, a reservation's recurrence); scripts/run-integration.sh runs "
+        "these beside the others")
     def interrupt(signum, frame):
         raise KeyboardInterrupt(f"signal {signum}")
     signal.signal(signal.SIGTERM, interrupt)
@@ -67,7 +71,14 @@ def herd_bin_snapshot(tmp_path_factory):
 def users():
     for u in USERS:
         if subprocess.run(["id", u], capture_output=True).returncode != 0:
-            subprocess.run(["useradd", "-m", u], check=True, capture_output=True)
+            # the run beside this one (run-integration.sh) may make it
+            # meanwhile (9) or hold the passwd lock (10)
+            for _ in range(50):
+                cp = subprocess.run(["useradd", "-m", u], capture_output=True, text=True)
+                if cp.returncode != 10:
+                    break
+                time.sleep(0.2)
+            assert cp.returncode in (0, 9), f"useradd {u}: {cp.stderr}"
     return USERS
 
 

@@ -90,6 +90,7 @@ def test_after_start_and_any_of(cluster, workdir):
     c.run(["scancel", str(never), str(both)])
 
 
+@pytest.mark.waits
 def test_after_with_delay(cluster, workdir):
     c = cluster
     a = sub(c, workdir, [], script="#!/bin/sh\nexec /bin/sleep 300\n")

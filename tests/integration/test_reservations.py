@@ -304,6 +304,7 @@ def test_maint_window(rc, workdir):
     assert rc.state(long_job) == "PENDING"
 
 
+@pytest.mark.waits
 def test_recurring_and_purged(rc):
     """HOURLY moves to its next hour when it ends; PURGE_COMP=1 goes once it
     has had no job for a minute."""

@@ -202,6 +202,7 @@ def test_ping_and_config(cluster):
         assert re.search("^" + re.escape(key) + r" *= \S", out, re.M), key
 
 
+@pytest.mark.waits
 def test_running_job_time_limit(cluster, workdir, users):
     """A running job's limit changes where it is kept, on its node: shortened
     by its owner, it ends TIMEOUT at its start plus the new limit."""

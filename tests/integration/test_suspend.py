@@ -222,6 +222,7 @@ def test_requeue_of_a_suspended_job_holds_it(scluster, workdir):
     c.wait_state(j, "CANCELLED")
 
 
+@pytest.mark.waits
 def test_time_limit_moves_by_the_time_suspended(scluster, workdir):
     c = scluster
     if c.mode != "cgroup":
