@@ -168,6 +168,8 @@ static void report_end(struct agent *a, struct ajob *j)
               "/v1/node/job_end", body, a->stopping ? 1 : REPORT_TIMEOUT_S, report_done, j);
 }
 
+static void send_register(struct agent *a);
+
 static void on_tick(evutil_socket_t fd, short what, void *arg)
 {
     (void)fd;
@@ -180,6 +182,9 @@ static void on_tick(evutil_socket_t fd, short what, void *arg)
         if (j->ended && !j->reporting)
             report_end(a, j);
     }
+    /* spread over two ticks, so that the refused nodes do not come back as one */
+    if (a->register_refused && random() % 2)
+        send_register(a);
     gpumon_tick(a);
     confd_tick(a);
     if (a->stopping && (!a->jobs || noded_now() >= a->stop_by))
@@ -190,6 +195,9 @@ static void register_done(int status, json_t *body, void *arg)
 {
     struct agent *a = arg;
     a->registering = false;
+    /* the controller was busy (a storm of registrations after its restart):
+     * no work comes here until it has us, so try again soon */
+    a->register_refused = status == 503;
     if (status != 200)
         log_debug("registration not acknowledged (status %d)", status);
     else

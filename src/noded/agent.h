@@ -62,6 +62,7 @@ struct agent {
     struct gpumon *mon;    /* NVML and the sampling: gpumon.c */
     struct confd confd;    /* configless: where the files came from (confd.c) */
     bool registering;
+    bool register_refused; /* 503: again within the next ticks, not a beat later */
     bool stopping;
     int64_t stop_by;       /* when a stopping agent gives up reporting */
 };

@@ -341,6 +341,14 @@ static const struct http_route emu_routes[] = {
 
 /* ---- registration and heartbeat ---- */
 
+/* The next beat: after after_ms, at a random point of the within_ms that follow. */
+static void beat_arm(struct enode *n, int64_t within_ms, int64_t after_ms)
+{
+    int64_t ms = after_ms + (within_ms > 0 ? random() % within_ms : 0);
+    struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
+    evtimer_add(n->beat, &tv);
+}
+
 static void register_done(int status, json_t *body, void *arg)
 {
     (void)body;
@@ -348,6 +356,11 @@ static void register_done(int status, json_t *body, void *arg)
     n->registering = false;
     if (status != 200)
         log_debug("node %s: registration not acknowledged (status %d)", n->cn->name, status);
+    if (status == 503 && !n->silent) {
+        /* the controller was busy: again within 1-3 s, not a beat later */
+        evtimer_del(n->beat);
+        beat_arm(n, 2000, 1000);
+    }
 }
 
 static void send_register(struct enode *n)
@@ -366,14 +379,6 @@ static void send_register(struct enode *n)
     const struct conf *c = n->e->conf;
     http_call(n->e->base, c->munge_socket, c->ctld_addr, c->ctld_port, "POST",
               "/v1/node/register", body, REPORT_TIMEOUT_S, register_done, n);
-}
-
-/* The next beat in ms after one at a random point of the next period. */
-static void beat_arm(struct enode *n, int64_t within_ms)
-{
-    int64_t ms = within_ms > 0 ? random() % within_ms : 0;
-    struct timeval tv = { (time_t)(ms / 1000), (suseconds_t)(ms % 1000) * 1000 };
-    evtimer_add(n->beat, &tv);
 }
 
 static void on_beat(evutil_socket_t fd, short what, void *arg)
@@ -400,7 +405,7 @@ static void node_silence(struct enode *n, bool silent)
         log_info("node %s: silent", n->cn->name);
     } else {
         log_info("node %s: back", n->cn->name);
-        beat_arm(n, 1000);
+        beat_arm(n, 1000, 0);
     }
 }
 
@@ -547,7 +552,7 @@ static void timers_start(struct emu *e)
         e->nodes[i].beat = evtimer_new(e->base, on_beat, &e->nodes[i]);
         /* the first registration within a second, as at a boot; the
          * periods' phases spread over the whole period */
-        beat_arm(&e->nodes[i], 1000);
+        beat_arm(&e->nodes[i], 1000, 0);
     }
     struct timeval one = { 1, 0 };
     e->tick = event_new(e->base, -1, EV_PERSIST, on_tick, e);
