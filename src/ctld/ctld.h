@@ -204,9 +204,11 @@ struct ctld;
 void ctld_setup(struct ctld *c);
 void ctld_teardown(struct ctld *c);
 
+struct call_ctx;
 struct ctld {
     struct conf *conf;
     struct event_base *base;
+    struct call_ctx *launch_waits;   /* launches to send again: launch.c */
     struct http_server *http;
     struct store *store;
     struct job **jobs;     /* by id, ascending; finished ones until MinJobAge */
@@ -405,6 +407,8 @@ void ctld_sched_input_free(struct sched_input *in);
 
 /* launch.c */
 void launch_job(struct ctld *c, struct job *j);
+/* The launches waiting to be sent again to a busy node, freed unsent (at teardown). */
+void launch_waits_free(struct ctld *c);
 /* batch: the batch shell alone (scancel -b), not every process of the job */
 /* Who a signal (not a cancel) reaches, as scancel's -b/-f say: by default
  * the job's steps only, as Slurm 22.05; -b the batch shell; -f both. */

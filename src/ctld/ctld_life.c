@@ -152,6 +152,7 @@ void ctld_teardown(struct ctld *c)
     free(c->sparts);
     sched_predict_free(c->pred);
     conf_destroy(c->conf);
+    launch_waits_free(c);
     http_calls_settle(c->base);
     event_base_free(c->base);
 }

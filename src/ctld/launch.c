@@ -6,6 +6,8 @@
 #include <signal.h>
 #include <stdlib.h>
 
+#include <event2/event.h>
+
 #include "common/conf.h"
 #include "common/http.h"
 #include "common/log.h"
@@ -22,12 +24,21 @@ struct call_ctx {
     uint64_t id;
     bool cancel;
     size_t node;     /* a launch's: the node it went to */
+    int busy;        /* a launch's: answers 503 so far */
+    struct event *again;          /* while it waits to be sent again */
+    struct call_ctx *next_wait;   /* in c->launch_waits meanwhile */
 };
+
+/* A node that answers 503 is up but busy (its credential checks or
+ * connections are full, or it is stopping): the job has not started there.
+ * The launch is sent again after 1, 2 and 4 s, the job keeping its
+ * allocation, before it counts as failed. */
+#define LAUNCH_BUSY_TRIES 3
 
 static struct call_ctx *ctx_new(struct ctld *c, const struct job *j, bool cancel)
 {
     struct call_ctx *x = xmalloc(sizeof *x);
-    *x = (struct call_ctx){ c, j->id, cancel, j->nallocs ? j->allocs[0].node : 0 };
+    *x = (struct call_ctx){ c, j->id, cancel, j->nallocs ? j->allocs[0].node : 0, 0, NULL, NULL };
     return x;
 }
 
@@ -50,6 +61,57 @@ static void launch_late(struct ctld *c, struct job *j, size_t node, uint64_t id)
     launch_kill_stale(c, n, id);
 }
 
+static void launch_now(void *arg);
+
+static void launch_again(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct call_ctx *x = arg;
+    struct call_ctx **p = &x->c->launch_waits;
+    while (*p != x)
+        p = &(*p)->next_wait;
+    *p = x->next_wait;
+    event_free(x->again);
+    x->again = NULL;
+    launch_now(x);
+}
+
+/* Whether the busy node's launch is sent again later (x is then kept). */
+static bool launch_later(struct call_ctx *x, const struct job *j)
+{
+    struct timeval tv = { 1 << x->busy, 0 };
+    if (x->busy >= LAUNCH_BUSY_TRIES ||
+        !(x->again = evtimer_new(x->c->base, launch_again, x)))
+        return false;
+    evtimer_add(x->again, &tv);
+    x->next_wait = x->c->launch_waits;
+    x->c->launch_waits = x;
+    x->busy++;
+    log_info("launch of job %llu: node %s is busy (503); again in %lld s",
+             (unsigned long long)j->id, x->c->nodes[x->node].conf->name, (long long)tv.tv_sec);
+    return true;
+}
+
+void launch_waits_free(struct ctld *c)
+{
+    while (c->launch_waits) {
+        struct call_ctx *x = c->launch_waits;
+        c->launch_waits = x->next_wait;
+        event_free(x->again);
+        free(x);
+    }
+}
+
+static void launch_failed(struct ctld *c, struct job *j, int status)
+{
+    struct node *n = &c->nodes[j->allocs[0].node];
+    log_warnx("launch of job %llu on %s failed (status %d); requeued",
+              (unsigned long long)j->id, n->conf->name, status);
+    n->responding = false;
+    job_requeue(c, j);
+}
+
 static void launch_done(int status, json_t *body, void *arg)
 {
     struct call_ctx *x = arg;
@@ -62,12 +124,10 @@ static void launch_done(int status, json_t *body, void *arg)
         if (status == 200) {
             j->launch = LAUNCH_ACKED;
             j->acked_at = ctld_now();
+        } else if (status == 503 && launch_later(x, j)) {
+            return;
         } else {
-            struct node *n = &x->c->nodes[j->allocs[0].node];
-            log_warnx("launch of job %llu on %s failed (status %d); requeued",
-                      (unsigned long long)j->id, n->conf->name, status);
-            n->responding = false;
-            job_requeue(x->c, j);
+            launch_failed(x->c, j, status);
         }
     }
     free(x);
@@ -238,7 +298,7 @@ static void stale_done(int status, json_t *body, void *arg)
 void launch_kill_stale(struct ctld *c, const struct node *n, uint64_t job_id)
 {
     struct call_ctx *x = xmalloc(sizeof *x);
-    *x = (struct call_ctx){ c, job_id, true, node_index(c, n) };
+    *x = (struct call_ctx){ c, job_id, true, node_index(c, n), 0, NULL, NULL };
     json_t *body = json_pack("{s:I, s:i, s:b}", "job_id", (json_int_t)job_id, "signal", SIGKILL,
                              "cancel", true);
     http_call(c->base, c->conf->munge_socket, n->conf->addr, n->conf->port, "POST",
