@@ -123,7 +123,7 @@ def test_pending_fold_and_cancel_forms(cluster, arrays, workdir):
     assert now == {f"{a}_[0,5-15%8]": "PENDING"}, now
     cp = cluster.run(["scontrol", "show", "job", str(a)])
     assert f"ArrayJobId={a} ArrayTaskId=0,5-15%8" in cp.stdout, cp.stdout
-    assert f"ArrayTaskId=4 " not in cp.stdout, cp.stdout
+    assert "ArrayTaskId=4 " not in cp.stdout, cp.stdout
     cluster.run(["scancel", str(a)])
     wait_ids(cluster, a, {f"{a}_[0,5-15%8]": "CANCELLED"})
 

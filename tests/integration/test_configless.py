@@ -13,7 +13,7 @@ import subprocess
 
 import pytest
 
-from helpers import HERD_BIN, base_env, cluster_fixture, pid_alive, read, wait_for
+from helpers import base_env, cluster_fixture, pid_alive, read, wait_for
 
 
 @pytest.fixture(scope="module")

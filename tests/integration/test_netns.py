@@ -7,7 +7,6 @@ nodes, a PyTorch gloo all-reduce and Open MPI's mpirun without
 handles) is removed and reported, failure or not."""
 
 import contextlib
-import glob
 import os
 import random
 import re

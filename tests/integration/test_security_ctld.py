@@ -5,7 +5,6 @@ dependents wait until an assumed NODE_FAIL stands;
 MaxJobCount; negative --nice; the step layout's owner check;
 SLURM_RESTART_COUNT; the controller's state and log readable by it alone."""
 
-import json
 import os
 import select
 import signal

@@ -4,11 +4,8 @@ squeue's, scontrol's, sacct's and sprio's rows and the JSON API; markup in
 a job name reaches the dashboard only as text (the page builds its DOM from
 text nodes under a CSP that allows no inline script)."""
 
-import json
 import os
 import re
-
-import pytest
 
 from test_security_bytes import bcluster, run_bytes, submit_bytes, write_script  # noqa: F401
 

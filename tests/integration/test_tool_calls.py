@@ -59,7 +59,7 @@ import time
 
 import pytest
 
-from helpers import open_dir, read, run, wait_file, wait_for, cluster_fixture
+from helpers import open_dir, read, wait_file, wait_for, cluster_fixture
 
 SLEEP = "#!/bin/sh\necho hi\nexec /bin/sleep 300\n"
 INVALID_ID = "slurm_load_jobs error: Invalid job id specified\n"

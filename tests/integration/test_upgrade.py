@@ -108,7 +108,7 @@ def fixture_kept(c, newer_jobs=False):
     assert c.field(ids["held"], "%r") == "JobHeldUser"
     sacct = EXPECT["sacct"]
     assert f"{ids['failed']}|{ids['failed']}|fx-failed|root|root|debug|FAILED|3:0|" in sacct
-    assert f"|fx-requeue|root|root|debug|REQUEUED|" in sacct
+    assert "|fx-requeue|root|root|debug|REQUEUED|" in sacct
     assert sacct.count("|fx-array|herdtest1|phys|") == 3
     # fair-share usage: the decay since the fixture was made changes the number
     rows = [r.split("|") for r in c.run(SHOWS["sshare"]).stdout.splitlines()]
