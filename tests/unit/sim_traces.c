@@ -3,6 +3,7 @@
  * figures, and the herd policy must beat EASY's bounded slowdown there.
  * The traces' directory is $HERD_TRACES (default /work/shared/data/traces);
  * without it the tests are skipped. */
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -114,24 +115,31 @@ static void test_independent(void **state)
     near(r.avg_wait_s, 22844.4, 0.001);
 }
 
+/* A trace file of text at path, a mkstemp template the first time. */
+static void trace_put(char *path, const char *text)
+{
+    int fd = strstr(path, "XXXXXX") ? mkstemp(path) : open(path, O_WRONLY | O_TRUNC);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
 /* Field 5 (allocated) is the size, field 8 (requested) only where 5 is
  * missing; a run of -1 never ran; no requested time: planned on the run. */
 static void test_swf_fields(void **state)
 {
     char path[] = "/tmp/herd-sim-XXXXXX";
-    FILE *f = fdopen(mkstemp(path), "w");
     struct sim_opts o = { .path = path, .policy = SCHED_POLICY_EASY };
     struct sim_result r;
     char *err = NULL;
     (void)state;
     /* 4 processors: job 1 asked for 1 but was given 4, so job 2 waits for
      * it; job 3 never ran; job 4 has no size in field 5 and asks for 1. */
-    fprintf(f, "; MaxProcs: 4\n"
-               "1 0 0 100 4 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
-               "2 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"
-               "3 0 0 -1 -1 -1 -1 1 60 -1 5 1 -1 -1 -1 -1 -1 -1\n"
-               "4 200 0 10 -1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
-    fclose(f);
+    trace_put(path, "; MaxProcs: 4\n"
+                    "1 0 0 100 4 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "2 0 0 10 1 -1 -1 1 -1 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "3 0 0 -1 -1 -1 -1 1 60 -1 5 1 -1 -1 -1 -1 -1 -1\n"
+                    "4 200 0 10 -1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
     assert_int_equal(sim_run(&o, &r, &err), 0);
     assert_int_equal(r.jobs, 3);
     assert_int_equal(r.max_wait_s, 100);
@@ -141,32 +149,25 @@ static void test_swf_fields(void **state)
 static void test_bad_lines(void **state)
 {
     char path[] = "/tmp/herd-sim-XXXXXX";
-    int fd = mkstemp(path);
-    FILE *f = fdopen(fd, "w");
     struct sim_opts o = { .path = path, .policy = SCHED_POLICY_EASY };
     struct sim_result r;
     char *err = NULL, *want;
     (void)state;
 
-    fprintf(f, "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n1 2 3\n");
-    fclose(f);
+    trace_put(path, "; MaxProcs: 4\n1 0 0 10 1 -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n1 2 3\n");
     assert_int_equal(sim_run(&o, &r, &err), -1);
     want = malloc(strlen(path) + 64);
     sprintf(want, "%s:3: fewer than 18 fields", path);
     assert_string_equal(err, want);
     free(want);
     free(err);
-    f = fopen(path, "w");
-    fprintf(f, "; MaxProcs: 4\n1 0 0 10 x -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
-    fclose(f);
+    trace_put(path, "; MaxProcs: 4\n1 0 0 10 x -1 -1 1 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
     assert_int_equal(sim_run(&o, &r, &err), -1);
     assert_non_null(strstr(err, ":2: a field is not a number"));
     free(err);
     /* A good one: two jobs of 1 and 4 processors on 4; the second waits. */
-    f = fopen(path, "w");
-    fprintf(f, "; MaxProcs: 4\n1 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
-               "2 10 0 50 4 -1 -1 4 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
-    fclose(f);
+    trace_put(path, "; MaxProcs: 4\n1 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "2 10 0 50 4 -1 -1 4 60 -1 1 1 -1 -1 -1 -1 -1 -1\n");
     assert_int_equal(sim_run(&o, &r, &err), 0);
     assert_int_equal(r.jobs, 2);
     assert_int_equal(r.makespan_s, 150);
@@ -181,17 +182,17 @@ static void test_bad_lines(void **state)
 static void test_user_limits(void **state)
 {
     char path[] = "/tmp/herd-sim-XXXXXX";
-    FILE *f = fdopen(mkstemp(path), "w");
     struct sim_opts o = { .path = path, .policy = SCHED_POLICY_EASY };
     struct sim_result r;
     char *err = NULL;
     (void)state;
-    fprintf(f, "; MaxProcs: 8\n");
-    for (int i = 1; i <= 4; i++)
-        fprintf(f, "%d 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n", i);
-    fprintf(f, "5 0 0 100 1 -1 -1 1 100 -1 1 2 -1 -1 -1 -1 -1 -1\n"
-               "6 0 0 100 3 -1 -1 3 100 -1 1 2 -1 -1 -1 -1 -1 -1\n");
-    fclose(f);
+    trace_put(path, "; MaxProcs: 8\n"
+                    "1 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "2 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "3 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "4 0 0 100 1 -1 -1 1 100 -1 1 1 -1 -1 -1 -1 -1 -1\n"
+                    "5 0 0 100 1 -1 -1 1 100 -1 1 2 -1 -1 -1 -1 -1 -1\n"
+                    "6 0 0 100 3 -1 -1 3 100 -1 1 2 -1 -1 -1 -1 -1 -1\n");
     assert_int_equal(sim_run(&o, &r, &err), 0);
     assert_int_equal(r.max_wait_s, 0);
     o.limits.jobs_per_user = 2;
