@@ -422,8 +422,10 @@ REPO = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 
 
 def make(*args, timeout=600):
-    """Runs make in the repository (nice); fails the test with its output."""
-    cp = subprocess.run(["nice", "make", "-C", REPO] + list(args), capture_output=True,
+    """Runs make in the repository (nice, on every core); fails the test
+    with its output."""
+    jobs = f"-j{os.cpu_count() or 1}"
+    cp = subprocess.run(["nice", "make", jobs, "-C", REPO] + list(args), capture_output=True,
                         text=True, timeout=timeout)
     assert cp.returncode == 0, \
         f"make {' '.join(args)} failed:\n{cp.stdout[-3000:]}\n{cp.stderr[-3000:]}"
