@@ -128,12 +128,17 @@ def cmdline_of(pid):
 
 def procs_matching(pattern):
     """[(pid, cmdline)] of processes whose command line contains pattern
-    (pgrep -f), without this test process."""
+    (pgrep -f), without this process and those that started it (a
+    `timeout ... --dir DIR` wrapper names the directory too)."""
     cp = subprocess.run(["pgrep", "-a", "-f", re.escape(pattern)], capture_output=True, text=True)
+    mine, pid = set(), os.getpid()
+    while pid and pid > 1 and pid not in mine:
+        mine.add(pid)
+        pid = ppid_of(pid)
     out = []
     for line in cp.stdout.splitlines():
         pid, _, cmd = line.partition(" ")
-        if int(pid) != os.getpid():
+        if int(pid) not in mine:
             out.append((int(pid), cmd))
     return out
 
