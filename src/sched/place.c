@@ -63,6 +63,13 @@ static size_t mark_candidates(struct sched_ctx *c, const struct sched_free *f,
     return count;
 }
 
+void sched_place_eligible(struct sched_ctx *c, const struct sched_job *j, uint8_t *elig)
+{
+    mark_candidates(c, NULL, j);
+    for (size_t n = 0; n < c->in->nnodes; n++)
+        elig[n] = c->cand[n] == c->gen && c->in->nodes[n].avail;
+}
+
 enum sched_req_state sched_check_req(struct sched_ctx *c, const struct sched_free *f,
                                      const struct sched_job *j)
 {

@@ -6,6 +6,15 @@
  * use at t plus everything reserved to start before t + d: a little
  * pessimistic (it ignores what ends within the window) but never lets a job
  * overlap a reservation.
+ *
+ * A job's earliest start is found by one sweep over the events: the view
+ * (what each node can take from t for d seconds) is kept up to date as t
+ * moves from one give-back to the next, each event touching only its node,
+ * and placement is tried only where the free totals and the count of
+ * nodes that fit the job's smallest slot say it might succeed. Between
+ * sweeps the view is that of now, and a sweep puts back only the nodes it
+ * touched. A sweep so costs the events it passes, plus the nodes once if
+ * it looks past now; not the nodes at every candidate time.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,7 +25,7 @@
 struct prof_use {
     int64_t cpus;
     uint64_t mem_mb;
-    uint64_t gpus;                 /* mask of used indices */
+    uint64_t gpus;                 /* mask of used indices: those held at least once */
     int nused, nexcl;
 };
 
@@ -30,36 +39,85 @@ struct prof_ev {
     const struct sched_job *owner; /* the start of a job's reservation: that job */
 };
 
+/* One job's sweep: the view is the base, plus every take before end,
+ * minus every give-back up to t (those of the skip classes left out). */
+struct sweep {
+    const struct sched_job *j;
+    const struct sched_job *except; /* its own reservation left out (room) */
+    int64_t t, end, dur;
+    size_t gidx, widx;             /* next give-back to pass; next take to count */
+    uint64_t skip;
+    bool counted;                  /* least and fit are set up */
+    struct sched_shape sh;
+    const struct sched_slot *least;/* the smallest slot; NULL: no count kept */
+    size_t fit;                    /* eligible nodes the smallest slot fits */
+    int64_t free_cpus, free_gpus;  /* on available nodes */
+};
+
 struct prof {
     const struct sched_input *in;
     struct sched_ctx *ctx;
     int64_t now, horizon;
     int res;
-    struct prof_use *base, *cur;   /* now; the sweep's time */
+    struct prof_use *base, *cur;   /* now; the sweep's view */
+    uint16_t *bcnt, *ccnt;         /* holders of each GPU index, base and sweep */
+    size_t *goff;                  /* node i's indices start at goff[i] */
+    uint64_t *cstamp, stamp;       /* node i is the sweep's (cur, ccnt, view) if
+                                      cstamp[i] == stamp, else the base's */
+    size_t *touched, ntouched;     /* the sweep's nodes */
+    uint8_t *elig;                 /* node may be chosen for the sweep's job */
     struct sched_free *view;
+    int64_t free_cpus, free_gpus;  /* in the view of now, on available nodes */
     struct prof_ev *ev;            /* by time, give-backs first */
     size_t nev, cap;
-    int64_t total_cpus, total_gpus, cur_cpus, cur_gpus;   /* used on available nodes */
     uint64_t classes;              /* the preempt classes running jobs are of */
-    uint64_t disc_mask;            /* the classes disc was summed for; 0: none yet */
-    struct prof_use *disc;         /* per node: what running jobs of those classes use */
 };
 
-static void use_apply(struct prof *p, struct prof_use *u, const struct prof_ev *e, bool aggr)
+static int node_gpus(const struct sched_node *n)
 {
-    struct prof_use *x = &u[e->a.node];
-    int sign = e->take ? 1 : -1;
-    int64_t g = __builtin_popcountll(e->a.gpu_mask);
+    return n->gpus < 0 ? 0 : n->gpus > SCHED_MAX_GPUS ? SCHED_MAX_GPUS : n->gpus;
+}
 
-    x->cpus += sign * e->a.cpus;
-    x->mem_mb += e->take ? e->a.mem_mb : -e->a.mem_mb;
-    x->gpus = e->take ? x->gpus | e->a.gpu_mask : x->gpus & ~e->a.gpu_mask;
-    x->nused += sign;
-    x->nexcl += e->excl ? sign : 0;
-    if (aggr && p->in->nodes[e->a.node].avail) {
-        p->cur_cpus += sign * e->a.cpus;
-        p->cur_gpus += sign * g;
+/* Applies one holder's allocation to use u, whose GPU holders are cnt. */
+static void use_apply(struct prof_use *u, uint16_t *cnt, int ngpus, const struct sched_alloc *a,
+                      bool excl, bool take)
+{
+    int sign = take ? 1 : -1;
+    uint64_t m = a->gpu_mask & sched_gpu_full(ngpus);
+
+    u->cpus += sign * a->cpus;
+    u->mem_mb += take ? a->mem_mb : -a->mem_mb;
+    u->nused += sign;
+    u->nexcl += excl ? sign : 0;
+    for (; m; m &= m - 1) {
+        int b = __builtin_ctzll(m);
+        if (take && cnt[b]++ == 0)
+            u->gpus |= UINT64_C(1) << b;
+        else if (!take && cnt[b] > 0 && --cnt[b] == 0)
+            u->gpus &= ~(UINT64_C(1) << b);
     }
+}
+
+static void view_node(const struct prof *p, size_t i);
+
+static void free_count(const struct sched_free *f, int sign, int64_t *cpus, int64_t *gpus)
+{
+    if (!f->avail)
+        return;
+    *cpus += sign * (f->cpus > 0 ? f->cpus : 0);
+    *gpus += sign * __builtin_popcountll(f->gpus);
+}
+
+/* Outside a sweep only. */
+static void base_apply(struct prof *p, const struct sched_alloc *a, bool excl)
+{
+    size_t n = a->node;
+
+    use_apply(&p->base[n], p->bcnt + p->goff[n], node_gpus(&p->in->nodes[n]), a, excl, true);
+    free_count(&p->view[n], -1, &p->free_cpus, &p->free_gpus);
+    p->cur[n] = p->base[n];
+    view_node(p, n);
+    free_count(&p->view[n], 1, &p->free_cpus, &p->free_gpus);
 }
 
 static bool ev_before(const struct prof_ev *a, const struct prof_ev *b)
@@ -92,40 +150,144 @@ static struct prof_ev *ev_add(struct prof *p, int64_t t, const struct sched_allo
     return &p->ev[lo];
 }
 
-/* The view from t for a job running until end (except: that job's own
- * reservation is left out). */
-static void view_build(struct prof *p, int64_t t, int64_t end, size_t from,
-                       const struct sched_job *except)
+static void view_node(const struct prof *p, size_t i)
 {
-    const struct sched_input *in = p->in;
+    const struct sched_node *n = &p->in->nodes[i];
+    const struct prof_use *u = &p->cur[i];
+    struct sched_free *f = &p->view[i];
 
-    for (size_t i = 0; i < in->nnodes; i++) {
-        const struct sched_node *n = &in->nodes[i];
-        const struct prof_use *u = &p->cur[i];
-        struct sched_free *f = &p->view[i];
-        f->cpus = n->cpus - u->cpus;
-        f->mem_mb = n->mem_mb > u->mem_mb ? n->mem_mb - u->mem_mb : 0;
-        f->gpus = sched_gpu_full(n->gpus) & ~u->gpus;
-        f->used = u->nused > 0;
-        f->excl = u->nexcl > 0;
-        f->avail = n->avail;
-        if (f->excl)
-            f->cpus = 0, f->mem_mb = 0, f->gpus = 0;
-    }
-    for (size_t k = from; k < p->nev && p->ev[k].t < end; k++)
-        if (p->ev[k].take && p->ev[k].t > t && (!except || p->ev[k].owner != except))
-            sched_free_take(&p->view[p->ev[k].a.node], &p->ev[k].a, p->ev[k].excl);
+    f->cpus = n->cpus - u->cpus;
+    f->mem_mb = n->mem_mb > u->mem_mb ? n->mem_mb - u->mem_mb : 0;
+    f->gpus = sched_gpu_full(n->gpus) & ~u->gpus;
+    f->used = u->nused > 0;
+    f->excl = u->nexcl > 0;
+    f->avail = n->avail;
+    if (f->excl)
+        f->cpus = 0, f->mem_mb = 0, f->gpus = 0;
 }
 
-/* Total CPUs and GPUs the job asks; an upper bound test before placing. */
-static void job_totals(const struct sched_shape *sh, int64_t *cpus, int64_t *gpus)
+/* Node i's share of the sweep's totals and fit count: sign 1 adds it, -1
+ * takes it out. */
+static void sweep_count(const struct prof *p, struct sweep *s, size_t i, int sign)
 {
-    *cpus = 0;
-    *gpus = 0;
-    for (size_t r = 0; r < sh->nruns; r++) {
-        *cpus += sh->runs[r].slot.cpus * (int64_t)sh->runs[r].len;
-        *gpus += sh->runs[r].slot.gpus * (int64_t)sh->runs[r].len;
+    const struct sched_free *f = &p->view[i];
+
+    free_count(f, sign, &s->free_cpus, &s->free_gpus);
+    if (s->least && p->elig[i] && f->avail &&
+        sched_free_fits(f, &p->in->nodes[i], &s->sh, s->least))
+        s->fit += sign;
+}
+
+static void sweep_apply(struct prof *p, struct sweep *s, const struct sched_alloc *a, bool excl,
+                        bool take)
+{
+    size_t n = a->node;
+    uint16_t *cnt = p->ccnt + p->goff[n];
+
+    if (p->cstamp[n] != p->stamp) {
+        memcpy(cnt, p->bcnt + p->goff[n], (p->goff[n + 1] - p->goff[n]) * sizeof(*cnt));
+        p->cstamp[n] = p->stamp;
+        p->touched[p->ntouched++] = n;
     }
+    sweep_count(p, s, n, -1);
+    use_apply(&p->cur[n], cnt, node_gpus(&p->in->nodes[n]), a, excl, take);
+    view_node(p, n);
+    sweep_count(p, s, n, 1);
+}
+
+/* Counts every take that starts before the window's end. */
+static void sweep_takes(struct prof *p, struct sweep *s)
+{
+    for (; s->widx < p->nev && p->ev[s->widx].t < s->end; s->widx++) {
+        const struct prof_ev *e = &p->ev[s->widx];
+        if (e->take && !(s->except && e->owner == s->except))
+            sweep_apply(p, s, &e->a, e->excl, true);
+    }
+}
+
+static int64_t window_end(int64_t t, int64_t dur)
+{
+    return dur >= SCHED_FOREVER - t ? SCHED_FOREVER : t + dur;
+}
+
+/* Puts the nodes the sweep touched back to the view of now. */
+static void sweep_end(struct prof *p)
+{
+    for (size_t k = 0; k < p->ntouched; k++) {
+        size_t n = p->touched[k];
+        p->cur[n] = p->base[n];
+        view_node(p, n);
+    }
+    p->ntouched = 0;
+    p->stamp++;
+}
+
+/* The view from now for dur seconds for j (except: that job's own
+ * reservation is left out). */
+static void sweep_begin(struct prof *p, struct sweep *s, const struct sched_job *j, int64_t dur,
+                        const struct sched_job *except)
+{
+    memset(s, 0, sizeof(*s));
+    s->j = j;
+    s->except = except;
+    s->t = p->now;
+    s->dur = dur;
+    s->end = window_end(p->now, dur);
+    s->free_cpus = p->free_cpus;
+    s->free_gpus = p->free_gpus;
+    sched_shape_init(&s->sh, j, 0);
+    sweep_takes(p, s);
+}
+
+/* Sets up the count of nodes that fit the smallest slot, for a sweep that
+ * looks past now; -w nodes change the node count and so the slots: no
+ * count then. */
+static void sweep_fit_count(struct prof *p, struct sweep *s)
+{
+    s->counted = true;
+    if (s->j->nreq_nodes || !s->sh.nruns)
+        return;
+    sched_place_eligible(p->ctx, s->j, p->elig);
+    s->least = &s->sh.runs[s->sh.nruns - 1].slot;
+    for (size_t i = 0; i < p->in->nnodes; i++)
+        if (p->elig[i] && sched_free_fits(&p->view[i], &p->in->nodes[i], &s->sh, s->least))
+            s->fit++;
+}
+
+/* Moves the sweep to the next give-back; false if there is none within
+ * the window. */
+static bool sweep_next(struct prof *p, struct sweep *s)
+{
+    if (!s->counted)
+        sweep_fit_count(p, s);
+    while (s->gidx < p->nev && (p->ev[s->gidx].take || p->ev[s->gidx].t <= s->t))
+        s->gidx++;
+    if (s->gidx == p->nev || p->ev[s->gidx].t > p->horizon)
+        return false;
+    s->t = p->ev[s->gidx].t;
+    s->end = window_end(s->t, s->dur);
+    for (; s->gidx < p->nev && p->ev[s->gidx].t <= s->t; s->gidx++) {
+        const struct prof_ev *e = &p->ev[s->gidx];
+        if (!e->take && !((s->skip >> e->cls) & 1))
+            sweep_apply(p, s, &e->a, e->excl, false);
+    }
+    sweep_takes(p, s);
+    return true;
+}
+
+/* Cheap tests that placement would fail: too few free CPUs or GPUs in
+ * all, or too few nodes that take even the smallest slot. */
+static bool sweep_may_fit(const struct sweep *s)
+{
+    int64_t cpus = 0, gpus = 0;
+
+    for (size_t r = 0; r < s->sh.nruns; r++) {
+        cpus += s->sh.runs[r].slot.cpus * (int64_t)s->sh.runs[r].len;
+        gpus += s->sh.runs[r].slot.gpus * (int64_t)s->sh.runs[r].len;
+    }
+    if (s->free_cpus < cpus || s->free_gpus < gpus)
+        return false;
+    return !s->least || s->fit >= s->sh.nnodes;
 }
 
 static void prof_commit(struct prof *p, const struct sched_job *j, int64_t t, int64_t end,
@@ -140,12 +302,13 @@ static void prof_commit(struct prof *p, const struct sched_job *j, int64_t t, in
         size_t n = c->picks[i].node;
         allocs[i].node = n;
         sched_free_alloc(&p->view[n], &p->in->nodes[n], &sh, &c->picks[i].slot, &allocs[i]);
-        if (t == p->now) {
-            struct prof_ev e = { .t = t, .a = allocs[i], .excl = j->exclusive, .take = true };
-            use_apply(p, p->base, &e, false);
-        } else {
+    }
+    sweep_end(p);
+    for (size_t i = 0; i < c->npicks; i++) {
+        if (t == p->now)
+            base_apply(p, &allocs[i], j->exclusive);
+        else
             ev_add(p, t, &allocs[i], j->exclusive, true)->owner = j;
-        }
         if (end < SCHED_FOREVER)
             ev_add(p, end, &allocs[i], j->exclusive, false);
     }
@@ -166,59 +329,23 @@ static int run_class(const struct sched_running *run)
     return c >= 1 && c <= 63 && !run->suspended && !run->preempting ? c : 0;
 }
 
-/* Takes out of cur what the running jobs of the classes in mask use: to a
- * job that may preempt them they are free, later as well as now. */
-static void disc_apply(struct prof *p, uint64_t mask)
+/* To a job that may preempt the running jobs of the classes in mask, what
+ * they hold is free, later as well as now: given back at once, and their
+ * ends skipped. */
+static void sweep_preempt(struct prof *p, struct sweep *s, uint64_t mask)
 {
     const struct sched_input *in = p->in;
 
-    if (p->disc_mask != mask) {
-        memset(p->disc, 0, in->nnodes * sizeof(*p->disc));
-        for (size_t r = 0; r < in->nrunning; r++) {
-            const struct sched_running *run = &in->running[r];
-            int c = run_class(run);
-            for (size_t k = 0; c && ((mask >> c) & 1) && k < run->nallocs; k++) {
-                struct prof_ev e = { .a = sched_run_held(run, k), .excl = run->exclusive,
-                                     .take = true };
-                if (e.a.node < in->nnodes)
-                    use_apply(p, p->disc, &e, false);
-            }
-        }
-        p->disc_mask = mask;
-    }
-    for (size_t n = 0; n < in->nnodes; n++) {
-        const struct prof_use *d = &p->disc[n];
-        struct prof_use *u = &p->cur[n];
-        u->cpus -= d->cpus;
-        u->mem_mb -= d->mem_mb;
-        u->gpus &= ~d->gpus;
-        u->nused -= d->nused;
-        u->nexcl -= d->nexcl;
-        if (in->nodes[n].avail) {
-            p->cur_cpus -= d->cpus;
-            p->cur_gpus -= __builtin_popcountll(d->gpus);
+    s->skip = mask;
+    for (size_t r = 0; r < in->nrunning; r++) {
+        const struct sched_running *run = &in->running[r];
+        int c = run_class(run);
+        for (size_t k = 0; c && ((mask >> c) & 1) && k < run->nallocs; k++) {
+            struct sched_alloc a = sched_run_held(run, k);
+            if (a.node < in->nnodes)
+                sweep_apply(p, s, &a, run->exclusive, false);
         }
     }
-}
-
-static void cur_reset(struct prof *p)
-{
-    memcpy(p->cur, p->base, p->in->nnodes * sizeof(*p->cur));
-    p->cur_cpus = 0;
-    p->cur_gpus = 0;
-    /* Raw sums ignore exclusivity, so the free total is an upper bound. */
-    for (size_t i = 0; i < p->in->nnodes; i++)
-        if (p->in->nodes[i].avail) {
-            p->cur_cpus += p->base[i].cpus;
-            p->cur_gpus += __builtin_popcountll(p->base[i].gpus);
-        }
-}
-
-static void sweep_to(struct prof *p, size_t *idx, int64_t t, uint64_t skip)
-{
-    for (; *idx < p->nev && p->ev[*idx].t <= t; (*idx)++)
-        if (!((skip >> p->ev[*idx].cls) & 1))
-            use_apply(p, p->cur, &p->ev[*idx], true);
 }
 
 /* The earliest start of j. A job that may preempt is reserved where only
@@ -229,36 +356,23 @@ static int64_t prof_plan(void *m, const struct sched_job *j, int64_t dur, bool r
                          struct sched_decision *d)
 {
     struct prof *p = m;
-    struct sched_shape sh;
-    int64_t need_cpus, need_gpus, t = p->now;
-    size_t idx = 0;
-    uint64_t skip = 0;
+    struct sweep s;
 
-    sched_shape_init(&sh, j, 0);
-    job_totals(&sh, &need_cpus, &need_gpus);
-    cur_reset(p);
+    sweep_begin(p, &s, j, dur, NULL);
     for (;;) {
-        int64_t end = dur >= SCHED_FOREVER - t ? SCHED_FOREVER : t + dur;
-        sweep_to(p, &idx, t, skip);
-        if (p->total_cpus - p->cur_cpus >= need_cpus && p->total_gpus - p->cur_gpus >= need_gpus) {
-            view_build(p, t, end, idx, NULL);
-            if (!(skip && t == p->now) && sched_place(p->ctx, p->view, j)) {
-                prof_commit(p, j, t, sched_round_up(end, p->now, p->res), d);
-                return t;
-            }
+        if (!(s.skip && s.t == p->now) && sweep_may_fit(&s) && sched_place(p->ctx, p->view, j)) {
+            prof_commit(p, j, s.t, sched_round_up(s.end, p->now, p->res), d);
+            return s.t;
         }
         if (!reserve)
-            return -1;
-        if (!skip && t == p->now && (j->preempts & p->classes)) {
-            skip = (j->preempts & p->classes) & ~UINT64_C(1);
-            disc_apply(p, skip);
-        }
-        while (idx < p->nev && p->ev[idx].take)
-            use_apply(p, p->cur, &p->ev[idx++], true);
-        if (idx == p->nev || p->ev[idx].t > p->horizon)
-            return -1;
-        t = p->ev[idx].t;
+            break;
+        if (!s.skip && s.t == p->now && (j->preempts & p->classes))
+            sweep_preempt(p, &s, (j->preempts & p->classes) & ~UINT64_C(1));
+        if (!sweep_next(p, &s))
+            break;
     }
+    sweep_end(p);
+    return -1;
 }
 
 /* Whether j may take claim now until dur without running into what the
@@ -267,20 +381,21 @@ static bool prof_room(void *m, const struct sched_job *j, int64_t dur,
                       const struct sched_decision *claim)
 {
     struct prof *p = m;
-    int64_t end = dur >= SCHED_FOREVER - p->now ? SCHED_FOREVER : p->now + dur;
+    struct sweep s;
 
-    cur_reset(p);
+    bool ok = true;
+
+    sweep_begin(p, &s, j, dur, j);
     if (j->preempts & p->classes)
-        disc_apply(p, (j->preempts & p->classes) & ~UINT64_C(1));
-    view_build(p, p->now, end, 0, j);
-    for (size_t i = 0; i < claim->nallocs; i++) {
+        sweep_preempt(p, &s, (j->preempts & p->classes) & ~UINT64_C(1));
+    for (size_t i = 0; ok && i < claim->nallocs; i++) {
         const struct sched_alloc *a = &claim->allocs[i];
         const struct sched_free *v = &p->view[a->node];
-        if (v->excl || (j->exclusive && v->used) || v->cpus < a->cpus ||
-            v->mem_mb < a->mem_mb || (a->gpu_mask & ~v->gpus))
-            return false;
+        ok = !(v->excl || (j->exclusive && v->used) || v->cpus < a->cpus ||
+               v->mem_mb < a->mem_mb || (a->gpu_mask & ~v->gpus));
     }
-    return true;
+    sweep_end(p);
+    return ok;
 }
 
 static void prof_destroy(void *m)
@@ -291,8 +406,13 @@ static void prof_destroy(void *m)
         return;
     free(p->base);
     free(p->cur);
+    free(p->bcnt);
+    free(p->ccnt);
+    free(p->goff);
+    free(p->cstamp);
+    free(p->touched);
+    free(p->elig);
     free(p->view);
-    free(p->disc);
     free(p->ev);
     free(p);
 }
@@ -300,11 +420,9 @@ static void prof_destroy(void *m)
 /* Held from now until end (SCHED_FOREVER: for good). */
 static void prof_hold_now(struct prof *p, const struct sched_alloc *a, bool excl, int64_t end)
 {
-    struct prof_ev e = { .t = p->now, .a = *a, .excl = excl, .take = true };
-
     if (a->node >= p->in->nnodes)
         return;
-    use_apply(p, p->base, &e, false);
+    base_apply(p, a, excl);
     if (end < SCHED_FOREVER)
         ev_add(p, end, a, excl, false);
 }
@@ -351,13 +469,12 @@ static void prof_running(struct prof *p)
         if (end >= 0)
             end = sched_round_up(end > p->now ? end : p->now + 1, p->now, p->res);
         for (size_t k = 0; k < run->nallocs; k++) {
-            struct prof_ev e = { .t = p->now, .a = sched_run_held(run, k),
-                                 .excl = run->exclusive, .take = true };
-            if (e.a.node >= in->nnodes)
+            struct sched_alloc a = sched_run_held(run, k);
+            if (a.node >= in->nnodes)
                 continue;
-            use_apply(p, p->base, &e, false);
+            base_apply(p, &a, run->exclusive);
             if (end >= 0)
-                ev_add(p, end, &e.a, run->exclusive, false)->cls = run_class(run);
+                ev_add(p, end, &a, run->exclusive, false)->cls = run_class(run);
         }
     }
 }
@@ -366,7 +483,7 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
                        struct sched_model *out)
 {
     struct prof *p = xcalloc(1, sizeof(*p));
-    size_t nn = in->nnodes ? in->nnodes : 1;
+    size_t nn = in->nnodes ? in->nnodes : 1, ng;
 
     p->in = in;
     p->ctx = ctx;
@@ -376,15 +493,23 @@ void sched_profile_new(const struct sched_input *in, int64_t now, struct sched_c
     p->base = xcalloc(nn, sizeof(*p->base));
     p->cur = xcalloc(nn, sizeof(*p->cur));
     p->view = xcalloc(nn, sizeof(*p->view));
-    p->disc = xcalloc(nn, sizeof(*p->disc));
+    p->elig = xcalloc(nn, 1);
+    p->cstamp = xcalloc(nn, sizeof(*p->cstamp));
+    p->touched = xcalloc(nn, sizeof(*p->touched));
+    p->stamp = 1;
+    p->goff = xcalloc(nn + 1, sizeof(*p->goff));
     for (size_t i = 0; i < in->nnodes; i++)
-        if (in->nodes[i].avail) {
-            p->total_cpus += in->nodes[i].cpus;
-            p->total_gpus += in->nodes[i].gpus;
-        }
+        p->goff[i + 1] = p->goff[i] + (size_t)node_gpus(&in->nodes[i]);
+    ng = p->goff[in->nnodes] ? p->goff[in->nnodes] : 1;
+    p->bcnt = xcalloc(ng, sizeof(*p->bcnt));
+    p->ccnt = xcalloc(ng, sizeof(*p->ccnt));
     for (size_t r = 0; r < in->nrunning; r++)
         p->classes |= UINT64_C(1) << run_class(&in->running[r]);
     p->classes &= ~UINT64_C(1);
+    for (size_t i = 0; i < in->nnodes; i++) {
+        view_node(p, i);
+        free_count(&p->view[i], 1, &p->free_cpus, &p->free_gpus);
+    }
     prof_running(p);
     prof_holds(p);
     out->plan = prof_plan;

@@ -110,6 +110,11 @@ enum sched_req_state sched_check_req(struct sched_ctx *c, const struct sched_fre
  * it does not fit. The job's partition and -w nodes must be valid. */
 bool sched_place(struct sched_ctx *c, const struct sched_free *f, const struct sched_job *j);
 
+/* Marks in elig (in->nnodes entries) the nodes sched_place may choose for
+ * j before looking at what is free: its partition's available nodes that
+ * match -C, minus -x. */
+void sched_place_eligible(struct sched_ctx *c, const struct sched_job *j, uint8_t *elig);
+
 /* Reasons that depend only on the job and its partition, not on the nodes'
  * state: bad partition index, PartitionTimeLimit, invalid -w nodes. */
 enum sched_reason sched_check_static(struct sched_ctx *c, const struct sched_free *empty,

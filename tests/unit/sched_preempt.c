@@ -231,6 +231,51 @@ static void test_claim_kept_pool(void **state)
     }
 }
 
+/* A preemptor's claim on its victim's node is counted once: a small job
+ * that fits the other node starts now, though the victim and the claim
+ * together hold more than that node's CPUs. */
+static void test_claim_counted_once(void **state)
+{
+    (void)state;
+    for (size_t p = 1; p < 4; p++) {
+        struct cl c = { 0 };
+        cl_init(&c, 2, 2, policies[p]);
+        cl_run(&c, 0, 0x3, 1, 1000);
+        c.run_alloc[0].cpus = 16;
+        cl_run(&c, 1, 0x1, 0, 1000);
+        c.run_alloc[1].cpus = 15;
+        struct sched_job *a = cl_job(&c, 2, 600), *b = cl_job(&c, 1, 60);
+        a->cpus_per_task = 16;
+        a->preempts = UINT64_C(1) << 1;
+        cl_plan(&c, 2000);
+        assert_int_equal(c.out.d[0].npreempt, 1);
+        assert_int_equal(c.out.d[1].reason, SCHED_NONE);
+        assert_int_equal(c.out.d[1].allocs[0].node, 1);
+        sched_output_free(&c.out);
+    }
+}
+
+/* A GPU held twice in the plan (a preemptor's claim over its victim's, and
+ * its own reservation from the victim's end) stays taken until both give it
+ * back: a later job's reservation overlaps neither. */
+static void test_gpu_held_twice(void **state)
+{
+    (void)state;
+    struct cl c = { 0 };
+    cl_init(&c, 1, 1, SCHED_POLICY_BACKFILL);
+    cl_run(&c, 0, 0x1, 1, 1000);               /* ends at 87400 */
+    cl_job(&c, 1, 172800)->preempts = UINT64_C(1) << 1;
+    cl_job(&c, 1, 600);
+    cl_plan(&c, 2000);
+    assert_int_equal(c.out.d[0].npreempt, 1);
+    assert_int_not_equal(c.out.d[1].reason, SCHED_NONE);
+    assert_true(c.out.d[1].start_estimate >= 2000 + 172800);
+    /* nor does it overlap the preemptor's own planned run */
+    assert_true(c.out.d[0].start_estimate > 0);
+    assert_true(c.out.d[1].start_estimate >= c.out.d[0].start_estimate + 172800);
+    sched_output_free(&c.out);
+}
+
 /* A two-node job names victims on both nodes it gets, and only there. */
 static void test_two_nodes(void **state)
 {
@@ -457,6 +502,8 @@ int main(void)
         cmocka_unit_test(test_cheapest_node_once),
         cmocka_unit_test(test_claim_kept),
         cmocka_unit_test(test_claim_kept_pool),
+        cmocka_unit_test(test_claim_counted_once),
+        cmocka_unit_test(test_gpu_held_twice),
         cmocka_unit_test(test_two_nodes),
         cmocka_unit_test(test_suspend_frees_cpus_only),
         cmocka_unit_test(test_maint_window),
