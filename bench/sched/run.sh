@@ -9,7 +9,7 @@ mkdir -p build/bench
 cc -Wall -Wextra -Werror -std=gnu11 -D_GNU_SOURCE -O2 -g -Isrc -o build/bench/sched \
     bench/sched/bench.c build/lib/libherdsched.a build/lib/libherdcommon.a -lm
 for nodes in 1000 10000; do
-    for pending in 10000 50000 100000; do
+    for pending in 2000 10000 50000 100000; do
         for policy in ${POLICIES:-easy herd conservative}; do
             for users in 0 ${USERS:-1000} loose; do
                 if [ $users = loose ]; then
