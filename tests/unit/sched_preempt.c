@@ -244,7 +244,8 @@ static void test_claim_counted_once(void **state)
         c.run_alloc[0].cpus = 16;
         cl_run(&c, 1, 0x1, 0, 1000);
         c.run_alloc[1].cpus = 15;
-        struct sched_job *a = cl_job(&c, 2, 600), *b = cl_job(&c, 1, 60);
+        struct sched_job *a = cl_job(&c, 2, 600);
+        cl_job(&c, 1, 60);
         a->cpus_per_task = 16;
         a->preempts = UINT64_C(1) << 1;
         cl_plan(&c, 2000);
