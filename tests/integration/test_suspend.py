@@ -11,7 +11,7 @@ import time
 
 import pytest
 
-from helpers import cluster_fixture, pid_alive, read, wait_file, wait_for
+from helpers import FINAL_STATES, cluster_fixture, pid_alive, read, wait_file, wait_for
 
 UP = ["--nodes", "1", "--cpus-per-node", "4", "--mem-per-node", "4000", "--gpus-per-node", "2",
       "--set", "SlurmdTimeout=6", "--set", "KillWait=2"]
@@ -36,6 +36,19 @@ def scluster(request, tmp_path_factory, users):
     finally:
         for _ in gen:
             pass
+
+
+@pytest.fixture(autouse=True)
+def no_jobs_left(request):
+    """A failed test leaves no job behind to hold the next test's CPUs."""
+    yield
+    if "scluster" not in request.fixturenames:
+        return
+    c = request.getfixturevalue("scluster")
+    left = c.cancel_all()
+    if left:
+        wait_for(lambda: all(c.state(i) in FINAL_STATES | {""} for i in left), 30,
+                 f"jobs {left} to end after scancel")
 
 
 def count(path):
@@ -86,6 +99,8 @@ def start_counter(c, workdir, args=()):
 def test_suspend_stops_and_resume_continues(scluster, workdir):
     c = scluster
     j, out = start_counter(c, workdir)
+    # SecsPreSuspend counts whole seconds: the job must have run one for sure
+    time.sleep(1.5)
     c.run(["scontrol", "suspend", str(j)])
     assert c.field(j, "%t %T") == "S SUSPENDED"
     f = show(c, j)
