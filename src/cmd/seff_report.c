@@ -4,7 +4,6 @@
  * (common/gpu_usage.h): the mean utilization over the job's GPUs and each
  * GPU's, the peak memory in use and each GPU's. docs/gpu-usage.md.
  */
-#include <math.h>
 #include <string.h>
 
 #include "client/cmdutil.h"
@@ -18,12 +17,14 @@ void seff_kbytes(double kb, char *buf, size_t n)
         snprintf(buf, n, "0.00 MB");
         return;
     }
-    int e = (int)floor(log(kb) / log(1024));
-    if (e < 0)
-        e = 0;
-    if (e > 5)
-        e = 5;
-    snprintf(buf, n, "%.2f %cB", kb / pow(1024, e), units[e]);
+    /* a loop, not log(): the commands link no libm, one library less to load */
+    int e = 0;
+    double scaled = kb;
+    while (e < 5 && scaled >= 1024) {
+        scaled /= 1024;
+        e++;
+    }
+    snprintf(buf, n, "%.2f %cB", scaled, units[e]);
 }
 
 /* seff's time2str: "01:02:03", "1-02:03:04". */

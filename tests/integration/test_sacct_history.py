@@ -32,11 +32,6 @@ def hc(tmp_path_factory, users):
     gen = cluster_fixture(tmp_path_factory, "history", UP)
     c = next(gen)
     try:
-        wd = tmp_path_factory.mktemp("history-timeout")
-        open_dir(wd)
-        # its minute runs while the other tests do; the last test checks it
-        c.timeout_job = c.sbatch(["-t", "1"], cwd=str(wd),
-                                 script="#!/bin/sh\nexec /bin/sleep 300\n")
         yield c
     finally:
         for _ in gen:
@@ -208,9 +203,12 @@ def test_requeuehold_survives_restart(hc, wd):
     c.wait_state(job, "CANCELLED")
 
 
-def test_zz_timeout(hc):
+@pytest.mark.waits
+def test_timeout(hc, wd):
+    """A time limit is whole minutes, as Slurm's: the test idles one, beside
+    the other tests (scripts/run-integration.sh)."""
     c = hc
-    job = c.timeout_job
+    job = c.sbatch(["-t", "1"], cwd=wd, script="#!/bin/sh\nexec /bin/sleep 300\n")
     c.wait_state(job, "TIMEOUT", timeout=150)
     e = ends(c, job)
     assert e[str(job)] == ("TIMEOUT", "0:0", "0:0")

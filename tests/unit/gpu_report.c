@@ -56,6 +56,12 @@ static void test_kbytes(void **state)
     assert_string_equal(b, "712.00 KB");
     seff_kbytes(1.2 * 1024 * 1024, b, sizeof b);
     assert_string_equal(b, "1.20 GB");
+    seff_kbytes(1024, b, sizeof b);             /* a unit starts at its first 1024 */
+    assert_string_equal(b, "1.00 MB");
+    seff_kbytes(0.5, b, sizeof b);
+    assert_string_equal(b, "0.50 KB");
+    seff_kbytes(3.0 * 1024 * 1024 * 1024 * 1024 * 1024 * 1024, b, sizeof b);
+    assert_string_equal(b, "3072.00 EB");       /* no unit past exabytes */
 }
 
 static char *report(const char *rec_text, int64_t now)
