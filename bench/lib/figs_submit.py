@@ -38,7 +38,7 @@ def serial_loop(t, ctx, n, held):
 def serial(ctx):
     n = ctx.size["serial"]
     f = ctx.fig("submit", "%d serial `sbatch --hold` (submit path only)" % n, "jobs/s", True,
-                goal=">= 1,000/s and >= 80 % of floor")
+                goal=">= 80 % of floor")
     ctx.note_cmd("submit: `for ((i=0;i<%d;i++)); do sbatch -Q -H -o /dev/null true.sh; done`,"
                  " queue emptied before each repetition" % n)
     for side in ctx.sides():
@@ -90,8 +90,7 @@ def bulk(ctx):
     f = ctx.fig("bulk", "bulk API: %d held jobs, %d per request, one connection (durable)"
                 % (n, per), "jobs/s", True, goal=">= 20,000/s")
     d = ctx.fig("bulk_defaults", "bulk API as above, what the specs share (script, "
-                "environment, directories) once per request as \"defaults\"", "jobs/s", True,
-                goal=">= 20,000/s")
+                "environment, directories) once per request as \"defaults\"", "jobs/s", True)
     g = ctx.fig("bulk1", "API: %d held jobs one per request, keep-alive connection (durable)"
                 % (n // 10), "jobs/s", True)
     ctx.note_cmd("bulk: POST /v1/jobs {\"jobs\": [%d specs]} x %d on one Unix-socket "

@@ -44,6 +44,9 @@ def table(ctx):
         if key == "submit" and floor and floor.median("herd"):
             fl = "%s /s (Herd at %.0f %%)" % (util.fmt_num(floor.median("herd")),
                                               100 * (f.median("herd") or 0) / floor.median("herd"))
+        if getattr(f, "vs_floor", False) and floor and floor.median("herd") and f.median("herd"):
+            per = 1000 / floor.median("herd")   # ms per fork+exec
+            fl = "%s ms (Herd at %.2fx)" % (util.fmt_num(per), f.median("herd") / per)
         rows.append("| %s | %s | %s | %s | %s | %s |" % (
             f.label, util.fmt_side(f, "herd"), s, r, fl, f.goal or ""))
     return "\n".join(rows)

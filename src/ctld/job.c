@@ -795,11 +795,13 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
 void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, int exit_signal,
              int64_t when)
 {
+    /* a job that ends suspended: its run time stopped at the suspension */
+    bool was_suspended = j->state == JOB_SUSPENDED;
     j->state = st;
     j->exit_code = exit_code;
     j->exit_signal = exit_signal;
     j->end_time = when ? when : ctld_now();
-    if (j->state == JOB_SUSPENDED)   /* its run time stops at the suspension */
+    if (was_suspended)
         j->suspended_s += j->end_time > j->suspend_time ? j->end_time - j->suspend_time : 0;
     if (!j->start_time)
         j->start_time = j->end_time;

@@ -8,6 +8,7 @@ the state survives a controller restart. Preemption by suspension
 import os
 import signal
 import time
+from datetime import datetime
 
 import pytest
 
@@ -215,8 +216,11 @@ def test_scancel_of_a_suspended_job(scluster, workdir):
     c.run(["scancel", str(j)])
     c.wait_state(j, "CANCELLED", timeout=20)
     wait_for(lambda: not pid_alive(pid), 10, f"the suspended job's shell {pid} to die")
-    # its Elapsed leaves the suspended second out, as Slurm's
-    el = c.run(["sacct", "-n", "-X", "-j", str(j), "-o", "elapsedraw"]).stdout.split()[0]
+    # its Elapsed leaves the suspended seconds out, as Slurm's
+    el, start, end = c.run(["sacct", "-n", "-X", "-P", "-j", str(j), "-o",
+                            "elapsedraw,start,end"]).stdout.split()[0].split("|")
+    wall = (datetime.fromisoformat(end) - datetime.fromisoformat(start)).total_seconds()
+    assert int(el) < wall, (el, start, end)
     run = c.run(["scontrol", "show", "job", str(j)]).stdout
     assert int(el) == to_secs(kv(run)["RunTime"]), (el, run)
     # "CANCELLED by 0", cut to the column as Slurm's
