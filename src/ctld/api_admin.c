@@ -312,8 +312,8 @@ static void node_set_down(struct ctld *c, struct node *n, const char *reason)
 {
     size_t idx = node_index(c, n);
     struct job *j;
-    JOB_FOREACH(c, j) {
-        for (size_t k = 0; job_holds_alloc(j) && k < j->nallocs; k++)
+    JOB_FOREACH_HOLDING(c, j) {
+        for (size_t k = 0; k < j->nallocs; k++)
             if (j->allocs[k].node == idx) {
                 launch_signal(c, j, SIGKILL, true, SIG_FULL);
                 break;

@@ -57,9 +57,8 @@ static void reconcile(struct ctld *c, struct node *n, json_t *jobs)
 {
     size_t idx = node_index(c, n);
     struct job *j;
-    JOB_FOREACH(c, j) {
-        if (!job_holds_alloc(j) || j->nallocs == 0 || j->allocs[0].node != idx ||
-            j->alloc_only)
+    JOB_FOREACH_HOLDING(c, j) {
+        if (j->nallocs == 0 || j->allocs[0].node != idx || j->alloc_only)
             continue;
         if (listed(jobs, j->id)) {
             j->launch = LAUNCH_ACKED;

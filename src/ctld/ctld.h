@@ -213,6 +213,8 @@ struct ctld {
     struct store *store;
     struct job **jobs;     /* by id, ascending; finished ones until MinJobAge */
     size_t njobs, capjobs;
+    struct job **holding;  /* those running or suspended, by id: job_holding.c */
+    size_t nholding, capholding;
     uint64_t next_job_id;
     struct node *nodes;    /* parallel to conf->nodes */
     size_t nnodes;
@@ -267,6 +269,15 @@ size_t job_first_at(const struct ctld *c, uint64_t from);
          j##_at_++)
 #define JOB_FOREACH(c, j) JOB_WALK_(c, j, 0)
 #define JOB_FOREACH_FROM(c, j, from) JOB_WALK_(c, j, job_first_at((c), (from)))
+/* job_holding.c: the jobs that hold an allocation, walked by ascending id
+ * with JOB_FOREACH_HOLDING; its body may end, requeue or start jobs (each
+ * step looks up the next id after the last). job_holding_note follows a
+ * job's change of state; job_holding_clear empties the list. */
+struct job *job_holding_after(const struct ctld *c, uint64_t after);
+#define JOB_FOREACH_HOLDING(c, j) \
+    for ((j) = job_holding_after((c), 0); (j); (j) = job_holding_after((c), (j)->id))
+void job_holding_note(struct ctld *c, struct job *j);
+void job_holding_clear(struct ctld *c);
 void job_insert(struct ctld *c, struct job *j);   /* ids ascend: appended */
 void job_purge(struct ctld *c, int64_t ended_before);   /* finished before then: freed */
 void job_destroy_all(struct ctld *c);

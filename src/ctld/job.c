@@ -93,6 +93,7 @@ void job_insert(struct ctld *c, struct job *j)
     c->jobs[i] = j;
     c->njobs++;
     job_count_note(c, j);
+    job_holding_note(c, j);   /* one loaded running */
 }
 
 void job_purge(struct ctld *c, int64_t ended_before)
@@ -112,6 +113,7 @@ void job_destroy_all(struct ctld *c)
 {
     for (size_t i = 0; i < c->njobs; i++)
         job_destroy(c->jobs[i]);
+    job_holding_clear(c);
     free(c->jobs);
     c->jobs = NULL;
     c->njobs = c->capjobs = 0;
@@ -786,6 +788,7 @@ void job_start(struct ctld *c, struct job *j, const struct sched_alloc *allocs, 
     j->end_node = -1;          /* a new run: no agent has reported its end */
     j->extern_step = c->conf->prolog_contain;
     c->stats.started++;
+    job_holding_note(c, j);
     job_save(c, j);
     log_info("job %llu starts on %s", (unsigned long long)j->id,
              c->conf->nodes[j->allocs[0].node].name);
@@ -809,6 +812,7 @@ void job_end(struct ctld *c, struct job *j, enum job_state st, int exit_code, in
     step_records_close(j);
     gpu_live_finish(j);
     /* allocs stay: they say where it ran; only running jobs hold resources */
+    job_holding_note(c, j);
     job_save(c, j);
     if (st == JOB_COMPLETED)
         c->stats.completed++;
@@ -841,6 +845,7 @@ void job_requeue(struct ctld *c, struct job *j)
     suspend_clear(j);
     j->restarts++;
     job_run_next(c, j);
+    job_holding_note(c, j);
     job_save(c, j);
     log_info("job %llu requeued", (unsigned long long)j->id);
     job_changed(c, j, JOB_REQUEUED);

@@ -112,11 +112,10 @@ void limits_snap(const struct ctld *c, struct sched_snap *s)
     struct walk w = { c, t, json_object(), NULL, true, s->now };
     usage_update(c, prio_get(c), s->now);   /* what groups spent, for GrpTRESMins/GrpWall */
     const struct job *j;
-    JOB_FOREACH(c, j)
-        if (job_holds_alloc(j)) {   /* a suspended job keeps its GPUs */
-            w.j = j;
-            limits_of_job(c, j, on_limit, &w);
-        }
+    JOB_FOREACH_HOLDING(c, j) {   /* a suspended job keeps its GPUs */
+        w.j = j;
+        limits_of_job(c, j, on_limit, &w);
+    }
     w.running = false;
     size_t *start = xcalloc(s->in.npending + 1, sizeof *start);
     struct sched_job *pend = (struct sched_job *)s->in.pending;

@@ -111,10 +111,8 @@ struct metrics *metrics_create(const struct ctld *c, const struct http_route *ro
     m->latency = xcalloc(nroutes ? nroutes : 1, sizeof *m->latency);
     int64_t now = ctld_now();
     const struct job *j;
-    JOB_FOREACH(c, j) {
-        if (j->state == JOB_RUNNING || j->state == JOB_SUSPENDED)
-            charge_start(m, j, now);
-    }
+    JOB_FOREACH_HOLDING(c, j)
+        charge_start(m, j, now);
     return m;
 }
 

@@ -64,9 +64,7 @@ struct node_usage *node_usage_get(const struct ctld *c)
 {
     struct node_usage *u = xcalloc(c->nnodes ? c->nnodes : 1, sizeof *u);
     const struct job *j;
-    JOB_FOREACH(c, j) {
-        if (!job_holds_alloc(j))
-            continue;
+    JOB_FOREACH_HOLDING(c, j) {
         for (size_t k = 0; k < j->nallocs; k++) {
             const struct sched_alloc *a = &j->allocs[k];
             /* a suspended job's CPUs are free to others, as the core sees them */

@@ -52,9 +52,7 @@ void node_mark_down(struct ctld *c, struct node *n, const char *reason, bool ass
     n->reason_time = ctld_now();
     n->reason_uid = 0;
     struct job *j;
-    JOB_FOREACH(c, j) {
-        if (!job_holds_alloc(j))
-            continue;
+    JOB_FOREACH_HOLDING(c, j) {
         bool here = false;
         for (size_t k = 0; k < j->nallocs && !here; k++)
             here = j->allocs[k].node == idx;
@@ -96,8 +94,8 @@ void node_return(struct ctld *c, struct node *n, bool was_silent)
 void nodes_expect_running(struct ctld *c)
 {
     const struct job *j;
-    JOB_FOREACH(c, j) {
-        for (size_t k = 0; job_holds_alloc(j) && k < j->nallocs; k++) {
+    JOB_FOREACH_HOLDING(c, j) {
+        for (size_t k = 0; k < j->nallocs; k++) {
             struct node *n = &c->nodes[j->allocs[k].node];
             n->registered = true;
             n->responding = false;

@@ -142,7 +142,7 @@ void preempt_from_record(struct job *j, const json_t *rec)
 void preempt_tick(struct ctld *c, int64_t now)
 {
     struct job *j;
-    JOB_FOREACH(c, j)
+    JOB_FOREACH_HOLDING(c, j)
         if (j->state == JOB_RUNNING && j->preempt && !j->preempt->killed &&
             now >= j->preempt->grace_end)
             kill_victim(c, j);

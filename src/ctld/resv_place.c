@@ -39,7 +39,7 @@ static bool times_overlap(const struct resv *a, const struct resv *b)
 static void taken_by_jobs(const struct ctld *c, const struct resv *r, struct taken *t)
 {
     const struct job *j;
-    JOB_FOREACH(c, j) {
+    JOB_FOREACH_HOLDING(c, j) {
         if (j->state != JOB_RUNNING || (j->resv_id && j->resv_id == r->id))
             continue;
         if (j->time_limit >= 0 && j->start_time + j->time_limit * 60 <= r->start)

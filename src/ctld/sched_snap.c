@@ -76,17 +76,14 @@ static void copy_running(struct sched_snap *s, const struct ctld *c)
 {
     size_t nrun = 0, nallocs = 0;
     const struct job *j;
-    JOB_FOREACH(c, j)
-        if (job_holds_alloc(j)) {
-            nrun++;
-            nallocs += j->nallocs;
-        }
+    JOB_FOREACH_HOLDING(c, j) {
+        nrun++;
+        nallocs += j->nallocs;
+    }
     struct sched_running *run = xcalloc(nrun ? nrun : 1, sizeof *run);
     s->allocs = xcalloc(nallocs ? nallocs : 1, sizeof *s->allocs);
     size_t r = 0, a = 0;
-    JOB_FOREACH(c, j) {
-        if (!job_holds_alloc(j))
-            continue;
+    JOB_FOREACH_HOLDING(c, j) {
         memcpy(s->allocs + a, j->allocs, j->nallocs * sizeof *s->allocs);
         run[r] = (struct sched_running){
             .job_id = j->id, .allocs = s->allocs + a, .nallocs = j->nallocs,
