@@ -77,6 +77,26 @@ def test_job_table_is_walked_through_its_iterator():
     assert not where, "the job table indexed outside job.c:\n" + "\n".join(where)
 
 
+def test_holding_list_follows_job_c_alone():
+    """The list of jobs holding an allocation is indexed only by its module,
+    and told of a change of state only by job.c, where every change is made:
+    a state set elsewhere would leave the list (and sinfo) behind."""
+    owner = os.path.join("ctld", "job_holding.c")
+    where = []
+    for rel, lines in _sources():
+        if not rel.startswith("ctld") or rel in (owner, os.path.join("ctld", "ctld.h")):
+            continue
+        for n, line in enumerate(lines, 1):
+            if re.search(r"->holding\s*\[", line) or (
+                    "job_holding_note(" in line and rel != os.path.join("ctld", "job.c")):
+                where.append(f"{rel}:{n}: {line.strip()}")
+            if re.search(r"->state\s*=\s*(JOB_|\(enum job_state\))", line) and \
+                    rel != os.path.join("ctld", "job.c"):
+                where.append(f"{rel}:{n}: {line.strip()}")
+    assert not where, "the holding list or a job's state touched outside job.c:\n" + \
+        "\n".join(where)
+
+
 def test_store_does_not_know_the_job_model():
     """The store keeps and hands back records; job.c builds jobs from them."""
     with open(os.path.join(SRC, "ctld", "store.c"), encoding="utf-8") as f:
