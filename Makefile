@@ -94,15 +94,14 @@ $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 # scheduler. Its libraries are linked statically where Debian ships archives:
 # every command starts faster without the dynamic loader's work for them.
 # (libevent: srun streams its tasks' output over HTTP.) It needs no libm, and
-# it is linked at a fixed address (-no-pie): a position-independent one has
-# 3,000 relocations to apply, and the pages they touch to copy, at every start,
-# about 0.8 ms of squeue's 3.7 ms on the benchmark VM. The commands run as the
-# user who types them and hold no privilege. glibc itself stays shared, for
-# the name service modules (LDAP, sssd) that user names are looked up through.
+# glibc is its one shared library: each one more cost page faults at every
+# start. glibc stays shared for the name service modules (LDAP, sssd) that
+# user names are looked up through, and the binary position-independent, as
+# Debian hardens it (bench/RESULTS.md: what either would save).
 CLIENT_LIBS := -Wl,-Bstatic -levent -ljansson -lmunge -lz -lresolv -Wl,-Bdynamic
 $(B)/bin/herd: $(call obj,$(CMD_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -no-pie -o $@ $^ $(CLIENT_LIBS)
+	$(CC) $(LDFLAGS) -o $@ $^ $(CLIENT_LIBS)
 
 # `herd sim` runs this program, found beside herd: the simulator needs the
 # scheduling core, which the commands do not link.
