@@ -277,8 +277,8 @@ void api_job_update(struct http_req *r)
     char err[256];
     const char *nm = json_string_value(json_object_get(spec, "name"));
     if (job_holds_alloc(j)) {      /* labels and the limit only: no new shape */
-        free(j->name);
-        j->name = xstrdup(nm && *nm ? nm : "sbatch");
+        intern_release(j->name);
+        j->name = intern(nm && *nm ? nm : "sbatch");
         job_spec_set(j, spec);
         json_decref(spec);
         json_t *tl = json_object_get(r->body, "time_limit");

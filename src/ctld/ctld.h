@@ -63,6 +63,7 @@
 #include <sys/types.h>
 
 #include "ctld/clock.h"
+#include "ctld/intern.h"
 #include "ctld/job_state.h"
 #include "sched/sched.h"
 
@@ -87,13 +88,14 @@ struct job {
     uint64_t id;
     char *spec;            /* the request as submitted, less script and environment, as
                             * compact JSON text: job_spec.c */
-    char *account, *qos;   /* from the spec, NULL if not given: read by every pass */
-    char *constraint;      /* -C, NULL none; req.constraint points here */
+    /* the strings jobs share are interned (intern.h): released, not freed */
+    const char *account, *qos;   /* from the spec, NULL if not given: read by every pass */
+    const char *constraint;      /* -C, NULL none; req.constraint points here */
     int64_t nice;          /* --nice as asked */
     uid_t uid;
     gid_t gid;
-    char *user_name;
-    char *name;
+    const char *user_name;
+    const char *name;
     size_t part;           /* index into ctld.conf->parts */
     enum job_state state;
     enum sched_reason reason;
@@ -103,7 +105,7 @@ struct job {
     int64_t time_limit;    /* minutes, -1 UNLIMITED (partition default applied) */
     struct sched_job req;  /* the shape the scheduler sees; arrays owned here */
     size_t *req_nodes, *exc_nodes;
-    char *gpu_type;
+    const char *gpu_type;
     struct sched_alloc *allocs;    /* while running; first = batch host */
     size_t nallocs;
     int exit_code, exit_signal;

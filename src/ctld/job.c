@@ -126,11 +126,11 @@ void job_destroy(struct job *j)
     job_spec_free(j);
     json_decref(j->usage);
     gpu_live_free(j);
-    free(j->user_name);
-    free(j->name);
+    intern_release(j->user_name);
+    intern_release(j->name);
     free(j->req_nodes);
     free(j->exc_nodes);
-    free(j->gpu_type);
+    intern_release(j->gpu_type);
     free(j->allocs);
     free(j->reason_text);
     array_free(j->array);
@@ -245,7 +245,7 @@ static void parse_shape(struct ctld *c, struct parse *p, struct job *j, json_t *
     r->gpus = (int)get_int(p, spec, "gpus", 0, 0, big);
     r->gpus_per_node = (int)get_int(p, spec, "gpus_per_node", 0, 0, big);
     const char *gt = get_str(p, spec, "gpu_type");
-    j->gpu_type = gt && *gt ? xstrdup(gt) : NULL;
+    j->gpu_type = gt && *gt ? intern(gt) : NULL;
     r->gpu_type = j->gpu_type;
     job_gpus_shape(r, spec);
     r->exclusive = json_is_true(json_object_get(spec, "exclusive"));
@@ -300,7 +300,7 @@ static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct p
     if (!p->failed)
         parse_time_limit(c, p, j, spec);
     const char *name = get_str(p, spec, "name");
-    j->name = xstrdup(name && *name ? name : "sbatch");
+    j->name = intern(name && *name ? name : "sbatch");
     j->begin_time = get_int(p, spec, "begin_time", 0, 0, INT64_MAX);
     j->alloc_only = json_is_true(json_object_get(spec, "allocation"));
     j->deadline = get_int(p, spec, "deadline", 0, 0, INT64_MAX);
@@ -435,7 +435,8 @@ struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, 
     }
     j->uid = uid;
     j->gid = gid;
-    j->user_name = user;
+    j->user_name = intern(user);
+    free(user);
     j->state = JOB_PENDING;
     j->submit_time = ctld_now();
     j->req.held_user = json_is_true(json_object_get(spec, "hold"));
@@ -548,7 +549,7 @@ struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err,
     j->uid = (uid_t)json_integer_value(json_object_get(rec, "uid"));
     j->gid = (gid_t)json_integer_value(json_object_get(rec, "gid"));
     const char *un = json_string_value(json_object_get(rec, "user_name"));
-    j->user_name = xstrdup(un ? un : "?");
+    j->user_name = intern(un ? un : "?");
     j->state = (enum job_state)st;
     j->submit_time = json_integer_value(json_object_get(rec, "submit_time"));
     j->start_time = json_integer_value(json_object_get(rec, "start_time"));
@@ -899,9 +900,9 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
         return -1;
     }
     /* n takes the old arrays and strings with it to job_destroy */
-    char *spec_old = j->spec, *acct_old = j->account, *qos_old = j->qos;
-    char *cons_old = j->constraint;
-    char *name_old = j->name, *gt_old = j->gpu_type;
+    char *spec_old = j->spec;
+    const char *acct_old = j->account, *qos_old = j->qos, *cons_old = j->constraint;
+    const char *name_old = j->name, *gt_old = j->gpu_type;
     size_t *req_old = j->req_nodes, *exc_old = j->exc_nodes;
     bool hu = j->req.held_user, ha = j->req.held_admin;
     j->spec = n->spec;

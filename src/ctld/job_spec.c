@@ -11,10 +11,10 @@
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
-static char *opt_str(json_t *spec, const char *key)
+static const char *opt_str(json_t *spec, const char *key)
 {
     const char *s = json_string_value(json_object_get(spec, key));
-    return s && *s ? xstrdup(s) : NULL;
+    return s && *s ? intern(s) : NULL;
 }
 
 /* sbatch sends --nice as given (a string; "100" for a bare --nice). */
@@ -34,9 +34,9 @@ void job_spec_set(struct job *j, json_t *spec)
     json_decref(kept);
     free(j->spec);
     j->spec = text ? text : xstrdup("{}");
-    free(j->account);
-    free(j->qos);
-    free(j->constraint);
+    intern_release(j->account);
+    intern_release(j->qos);
+    intern_release(j->constraint);
     j->account = opt_str(spec, "account");
     j->qos = opt_str(spec, "qos");
     j->constraint = opt_str(spec, "constraint");
@@ -53,7 +53,7 @@ json_t *job_spec(const struct job *j)
 void job_spec_free(struct job *j)
 {
     free(j->spec);
-    free(j->account);
-    free(j->qos);
-    free(j->constraint);
+    intern_release(j->account);
+    intern_release(j->qos);
+    intern_release(j->constraint);
 }
