@@ -202,6 +202,7 @@ def test_billing_limit(clean, workdir):
     wait_for(lambda: reason(c, jobs[2]) == "QOSMaxBillingPerUser", 15, "the billing limit")
 
 
+@pytest.mark.waits
 def test_spent_minutes(clean, workdir):
     """GrpTRESMins: once an account's jobs have used its GPU-minutes, its new
     jobs wait; another account's do not."""

@@ -23,6 +23,8 @@ RTS_UP = ["--nodes", "2", "--cpus-per-node", "2", "--mem-per-node", "2000",
           "--set", "ReturnToService=0"]
 
 
+# The tests on this cluster idle through SlurmdTimeout and KillWait: they are
+# marked `waits` and run beside the others (scripts/run-integration.sh).
 @pytest.fixture(scope="module")
 def rcluster(tmp_path_factory, users):
     yield from cluster_fixture(tmp_path_factory, "secctld", RTS_UP)
@@ -66,6 +68,7 @@ def resume(c, node):
     wait_for(lambda: node_state(c, node) == "idle", 15, f"{node} to be idle again")
 
 
+@pytest.mark.waits
 def test_returning_node_keeps_one_copy_of_a_requeued_job(rcluster, workdir):
     """The node silent past SlurmdTimeout still runs the job the controller
     requeued and started elsewhere: when its agent answers again, that copy
@@ -101,6 +104,7 @@ def test_returning_node_keeps_one_copy_of_a_requeued_job(rcluster, workdir):
     resume(c, first)
 
 
+@pytest.mark.waits
 def test_node_starting_a_dropped_job_takes_no_new_work(rcluster, workdir):
     """A node that answers again while it still starts a job whose launch
     the controller took for failed (the answer was lost) holds that job's
@@ -126,6 +130,7 @@ def test_node_starting_a_dropped_job_takes_no_new_work(rcluster, workdir):
     c.wait_state(job, "COMPLETED", timeout=30)
 
 
+@pytest.mark.waits
 def test_return_to_service_0_keeps_a_silent_node_down(rcluster, workdir):
     """Slurm's ReturnToService=0: a node marked down for not responding
     stays down when its agent answers again, with Slurm's reason, until an
@@ -156,6 +161,7 @@ def silencer_pid(c, what):
         return int(f.read().split()[0])
 
 
+@pytest.mark.waits
 @pytest.mark.parametrize("silenced,away", [("herdd", 0), ("munged", 0),
                                             ("herdd", 2 * TIMEOUT + 2)])
 def test_late_end_report_keeps_the_real_end(rcluster, workdir, silenced, away):
@@ -199,6 +205,7 @@ def dependents(c, workdir, parent):
             for t in ("afterok", "afternotok")]
 
 
+@pytest.mark.waits
 @pytest.mark.parametrize("node_returns", [True, False])
 def test_dependents_wait_until_an_assumed_node_fail_stands(rcluster, workdir, node_returns):
     """A parent whose node falls silent is recorded NODE_FAIL, but that end
