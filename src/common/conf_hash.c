@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "common/xmalloc.h"
 
 static const char *const files[] = { "slurm.conf", "gres.conf", "cgroup.conf" };
@@ -47,9 +48,7 @@ json_t *conf_hash_files(const char *conf_path)
 char *conf_hash_of(const json_t *o)
 {
     char *text = json_dumps(o, JSON_SORT_KEYS | JSON_COMPACT);
-    uint64_t h = 1469598103934665603ULL;
-    for (const char *p = text ? text : ""; *p; p++)
-        h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+    uint64_t h = fnv1a_str(text ? text : "");
     free(text);
     return xasprintf("%016llx", (unsigned long long)h);
 }

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "common/http.h"
 #include "ctld/api.h"
 #include "ctld/ui_files.h"
@@ -31,9 +32,7 @@ static const struct ui_file *ui_find(const char *name)
 
 static void ui_etag(const struct ui_file *f, char *buf, size_t len)
 {
-    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-    for (size_t i = 0; i < f->len; i++)
-        h = (h ^ f->data[i]) * 1099511628211ULL;
+    uint64_t h = fnv1a_mem(f->data, f->len);
     snprintf(buf, len, "\"%016llx\"", (unsigned long long)h);
 }
 

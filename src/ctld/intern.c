@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "common/xmalloc.h"
 #include "ctld/intern.h"
 
@@ -20,14 +21,6 @@ struct entry {
 
 static struct entry **slots;   /* a power of two of them */
 static size_t nslots, used;
-
-static uint64_t hash_of(const char *s)
-{
-    uint64_t h = 1469598103934665603ULL;   /* FNV-1a */
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
-}
 
 static struct entry *entry_of(const char *s)
 {
@@ -57,7 +50,7 @@ const char *intern(const char *s)
         return NULL;
     if (2 * (used + 1) > nslots)
         grow();
-    uint64_t h = hash_of(s);
+    uint64_t h = fnv1a_str(s);
     size_t k = h & (nslots - 1);
     for (; slots[k]; k = (k + 1) & (nslots - 1))
         if (slots[k]->hash == h && strcmp(slots[k]->s, s) == 0) {

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/fnv.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 #include "ctld/clock.h"
@@ -242,14 +243,6 @@ void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, j
     step_or_die(s, s->save);
 }
 
-static int64_t fnv1a(const char *t)
-{
-    uint64_t h = 1469598103934665603ULL;
-    for (; *t; t++)
-        h = (h ^ (unsigned char)*t) * 1099511628211ULL;
-    return (int64_t)h;
-}
-
 /* The row in envs holding this environment, added if none does. Most jobs
  * share their submitter's environment (a bulk request's defaults, a loop
  * of sbatch), and a copy per job was most of what a submission wrote. */
@@ -257,7 +250,7 @@ static int64_t env_id(struct store *s, const char *env)
 {
     if (s->last_env && strcmp(s->last_env, env) == 0)
         return s->last_env_id;
-    int64_t h = fnv1a(env), id = 0;
+    int64_t h = (int64_t)fnv1a_str(env), id = 0;
     sqlite3_bind_int64(s->env_find, 1, h);
     sqlite3_bind_text(s->env_find, 2, env, -1, SQLITE_STATIC);
     if (sqlite3_step(s->env_find) == SQLITE_ROW)

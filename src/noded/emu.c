@@ -18,6 +18,7 @@
 #include "common/auth.h"
 #include "common/conf.h"
 #include "common/daemon.h"
+#include "common/fnv.h"
 #include "common/hostlist.h"
 #include "common/http.h"
 #include "common/log.h"
@@ -76,10 +77,7 @@ struct emu {
 
 static size_t name_hash(const char *s)
 {
-    size_t h = 1469598103934665603ULL;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ULL;
-    return h;
+    return (size_t)fnv1a_str(s);
 }
 
 static void names_index(struct emu *e)

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/fnv.h"
 #include "common/xmalloc.h"
 #include "sched/sched_int.h"
 
@@ -128,13 +129,13 @@ static bool same_shape(const struct sched_job *x, const struct sched_job *y)
 
 static size_t shape_hash(const struct sched_job *j)
 {
-    uint64_t h = 1469598103934665603ULL;
+    uint64_t h = FNV1A_OFFSET;   /* FNV-1a over the words, not the bytes */
     const int64_t v[] = { (int64_t)j->part, j->min_nodes, j->ntasks, j->cpus_per_task,
                           j->ntasks_per_node, (int64_t)j->mem_per_node_mb,
                           (int64_t)j->mem_per_cpu_mb, (int64_t)j->mem_per_gpu_mb, j->gpus,
                           j->gpus_per_node, j->exclusive };
     for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++)
-        h = (h ^ (uint64_t)v[i]) * 1099511628211ULL;
+        h = (h ^ (uint64_t)v[i]) * FNV1A_PRIME;
     return (size_t)(h & (BF_MEMO_SIZE - 1));
 }
 

@@ -70,7 +70,8 @@ struct prof {
     int64_t free_cpus, free_gpus;  /* in the view of now, on available nodes */
     struct prof_ev *ev;            /* by time, give-backs first */
     size_t nev, cap;
-    uint64_t classes;              /* the preempt classes running jobs are of */
+    uint64_t classes;              /* the preempt classes running jobs are of,
+                                      never class 0 (not preemptable) */
 };
 
 static int node_gpus(const struct sched_node *n)
@@ -367,7 +368,7 @@ static int64_t prof_plan(void *m, const struct sched_job *j, int64_t dur, bool r
         if (!reserve)
             break;
         if (!s.skip && s.t == p->now && (j->preempts & p->classes))
-            sweep_preempt(p, &s, (j->preempts & p->classes) & ~UINT64_C(1));
+            sweep_preempt(p, &s, j->preempts & p->classes);
         if (!sweep_next(p, &s))
             break;
     }
@@ -387,7 +388,7 @@ static bool prof_room(void *m, const struct sched_job *j, int64_t dur,
 
     sweep_begin(p, &s, j, dur, j);
     if (j->preempts & p->classes)
-        sweep_preempt(p, &s, (j->preempts & p->classes) & ~UINT64_C(1));
+        sweep_preempt(p, &s, j->preempts & p->classes);
     for (size_t i = 0; ok && i < claim->nallocs; i++) {
         const struct sched_alloc *a = &claim->allocs[i];
         const struct sched_free *v = &p->view[a->node];
