@@ -218,6 +218,44 @@ def test_json_shape(session_cluster, jobs):
     assert held["state"]["current"] == ["CANCELLED"] and held["steps"] == []
 
 
+def test_each_field_alone_reads_as_among_all(session_cluster, jobs):
+    """sacct asks the controller only for the members of each record that
+    its fields read (&keys=): every field shown alone reads as it does
+    beside all the others, by -j and by a window."""
+    c = session_cluster
+    names = sacct(c, ["--helpformat"]).split()
+    kinds = ("ok", "fail", "long", "held", "user")
+    ids = ",".join(str(jobs[k]) for k in kinds)
+    by_name = ["--name", ",".join(jobs["tag"] + k for k in kinds)]   # none still running
+    for sel in (["-j", ids], ["-a", "-S", iso(jobs["t0"]), "-E", iso(jobs["t1"])] + by_name):
+        every = rows(sacct(c, ["-P", "-n", "-o", ",".join(names)] + sel))
+        assert len(every) >= 8, every   # jobs, their batch and extern steps
+        for i, name in enumerate(names):
+            alone = [r[0] for r in rows(sacct(c, ["-P", "-n", "-o", name] + sel))]
+            assert alone == [r[i] for r in every], (name, sel)
+
+
+def test_accounting_keys(session_cluster, jobs):
+    """GET /v1/accounting?keys=: only the members named; a bad name refused."""
+    c = session_cluster
+
+    def get(query):
+        cp = c.run(["curl", "-s", "-w", "\n%{http_code}", "--unix-socket", c.sock_path(),
+                    "http://localhost/v1/accounting?ids=%d&%s" % (jobs["fail"], query)])
+        body, _, status = cp.stdout.rpartition("\n")
+        return int(status), body
+
+    st, body = get("keys=state,exit_code,spec.name,spec.nothing")
+    assert st == 200, body
+    rec = json.loads(body)["jobs"][0]["record"]
+    assert rec == {"state": "FAILED", "exit_code": 3, "spec": {"name": jobs["tag"] + "fail"}}
+    for bad in ("state,Bad-Key", "spec..name", "." + "x" * 80):
+        st, body = get("keys=" + bad)
+        assert st == 400 and "Invalid key" in body, (bad, body)
+    st, body = get("keys=" + ",".join("k%d" % i for i in range(65)))
+    assert st == 400 and "Too many keys" in body, body
+
+
 def test_unknown_field_and_step_selection(session_cluster, jobs):
     cp = session_cluster.run(["sacct", "-o", "JobID,Bogus"], check=False)
     assert cp.returncode == 1 and 'Invalid field requested: "Bogus"' in cp.stderr

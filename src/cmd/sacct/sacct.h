@@ -51,6 +51,10 @@ struct sacct_field {
     unsigned flags;
     /* The value for the row, caller frees; NULL when it has none. */
     char *(*value)(const struct sacct_row *r, const struct sacct_ctx *x);
+    /* The members of the job's record value reads, comma-separated
+     * ("spec.account": a member of its spec), so that sacct asks the
+     * controller for no more; NULL: the whole record. */
+    const char *keys;
 };
 
 extern const struct sacct_field sacct_fields[];   /* ends with a NULL name */
@@ -82,6 +86,11 @@ struct sacct_want {
     const char *step;      /* NULL: the job and all its steps */
     int64_t task;          /* -j 123_4: 4; -1 for a plain id */
 };
+
+/* What the rows of a job read of its record besides their fields' keys
+ * (sacct_print.c): which rows it has, whether -j asked for them. */
+#define SACCT_ROW_KEYS "allocs,start_time,state,array_job_id,array_task_id,array_task_str"
+#define SACCT_STEP_KEYS "steps,extern_step,spec.allocation"
 
 /* The job row of an answer's job ({"job_id", "record"}); rec NULL when
  * it has none. */
