@@ -26,6 +26,7 @@
 
 #define CLIENT_TIMEOUT_S 60
 #define CLIENT_MAX_ANSWER (256u << 20)
+#define CLIENT_LINES_BUF (256u << 10)   /* client_get_lines: lines longer grow it */
 #define CONNECT_FAILURE "Unable to contact slurm controller (connect failure)"
 
 static struct conf *client_conf_cache;
@@ -124,51 +125,76 @@ static int client_write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
+/* The Content-Length of the header block buf[0..end), -1 when it has none. */
+static long long content_length(const char *buf, const char *end)
+{
+    for (const char *h = strstr(buf, "\r\n"); h && h < end; h = strstr(h + 2, "\r\n"))
+        if (!strncasecmp(h + 2, "Content-Length:", 15))
+            return (long long)strtoull(h + 17, NULL, 10);
+    return -1;
+}
+
 /* Whether buf holds a whole answer with a Content-Length (an answer
  * without one ends at EOF). Stopping there spares waiting for the server's
  * close, a tenth of a short command's run. */
-static bool answer_complete(char *buf, size_t n)
+static bool answer_complete(const char *buf, size_t n)
 {
-    buf[n] = '\0';
-    char *end = strstr(buf, "\r\n\r\n");
-    if (!end)
-        return false;
-    for (char *h = strstr(buf, "\r\n"); h && h < end; h = strstr(h + 2, "\r\n"))
-        if (!strncasecmp(h + 2, "Content-Length:", 15))
-            return n - (size_t)(end + 4 - buf) >= strtoul(h + 17, NULL, 10);
-    return false;
+    const char *end = strstr(buf, "\r\n\r\n");
+    long long cl = end ? content_length(buf, end) : -1;
+    return cl >= 0 && n - (size_t)(end + 4 - buf) >= (unsigned long long)cl;
+}
+
+/* An answer as it is read: buf[0..n), NUL-terminated. */
+struct reader {
+    int fd;
+    char *buf;
+    size_t n, cap;
+};
+
+/* One read more, the buffer doubled first when full: the bytes read, 0 at
+ * EOF, -1 on a read error, a timeout or an answer over the limit. */
+static ssize_t reader_more(struct reader *r)
+{
+    if (r->n + 1 >= r->cap) {
+        if (r->cap >= CLIENT_MAX_ANSWER)
+            return -1;
+        r->cap *= 2;
+        r->buf = xrealloc(r->buf, r->cap);
+    }
+    for (;;) {
+        ssize_t k = read(r->fd, r->buf + r->n, r->cap - r->n - 1);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k > 0)
+            r->n += (size_t)k;
+        r->buf[r->n] = '\0';
+        return k;
+    }
+}
+
+/* Reads the rest of the answer; false on a read error or timeout. */
+static bool reader_all(struct reader *r)
+{
+    while (!answer_complete(r->buf, r->n)) {
+        ssize_t k = reader_more(r);
+        if (k <= 0)
+            return k == 0;
+    }
+    return true;
 }
 
 /* Reads the answer; NULL on a read error or timeout. */
 static char *client_read_all(int fd, size_t *len)
 {
-    size_t cap = 64u << 10, n = 0;   /* squeue's 10,000 jobs: 750 kB in a few reallocs */
-    char *buf = xmalloc(cap);
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= CLIENT_MAX_ANSWER) {
-                free(buf);
-                return NULL;
-            }
-            cap *= 2;
-            buf = xrealloc(buf, cap);
-        }
-        ssize_t r = read(fd, buf + n, cap - n - 1);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            free(buf);
-            return NULL;
-        }
-        if (r == 0)
-            break;
-        n += (size_t)r;
-        if (answer_complete(buf, n))
-            break;
+    /* squeue's 10,000 jobs: 750 kB in a few reallocs */
+    struct reader r = { fd, xmalloc(64u << 10), 0, 64u << 10 };
+    r.buf[0] = '\0';
+    if (!reader_all(&r)) {
+        free(r.buf);
+        return NULL;
     }
-    buf[n] = '\0';
-    *len = n;
-    return buf;
+    *len = r.n;
+    return r.buf;
 }
 
 /* Status and body (*body into buf, *blen bytes) of an answer; -1 when it
@@ -181,16 +207,11 @@ static int client_split_answer(char *buf, size_t len, char **body, size_t *blenp
     char *b = strstr(buf, "\r\n\r\n");
     if (!b)
         return -1;
+    long long cl = content_length(buf, b);
     b += 4;
     size_t blen = len - (size_t)(b - buf);
-    for (const char *h = strstr(buf, "\r\n"); h && h + 2 < b; h = strstr(h + 2, "\r\n")) {
-        if (!strncasecmp(h + 2, "Content-Length:", 15)) {
-            size_t cl = strtoul(h + 17, NULL, 10);
-            if (cl < blen)
-                blen = cl;
-            break;
-        }
-    }
+    if (cl >= 0 && (unsigned long long)cl < blen)
+        blen = (size_t)cl;
     *body = b;
     *blenp = blen;
     return status;
@@ -275,30 +296,42 @@ static const char *const fail_text[] = {
     [FAIL_RECEIVE] = "Unable to contact slurm controller (receive failure)",
 };
 
+/* The request written: its connection (*sent false when the write was
+ * cut short), or -1 when the controller cannot be reached. */
+static int client_request(const char *prog, const char *method, const char *path, json_t *body,
+                          bool *sent)
+{
+    const struct conf *c = client_conf(prog);
+    char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL;
+    const char *host;
+    int fd = client_open(prog, c, &auth, &host);
+    if (fd >= 0) {
+        size_t dlen = data ? strlen(data) : 0;
+        char *req = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json"
+                              "\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
+                              method, path, host, auth ? auth : "", dlen, data ? data : "");
+        *sent = client_write_all(fd, req, strlen(req)) == 0;
+        free(req);
+    }
+    free(auth);
+    free(data);
+    return fd;
+}
+
 /* The whole answer to one request (caller frees), NULL when none came
  * (why in *fail). A send cut short may still have an answer behind it: the
  * controller refusing a request over its limits before reading it all. */
 static char *client_exchange(const char *prog, const char *method, const char *path,
                              json_t *body, size_t *alen, enum client_fail *fail)
 {
-    const struct conf *c = client_conf(prog);
-    char *auth, *data = body ? json_dumps(body, JSON_COMPACT) : NULL, *answer = NULL;
-    const char *host;
-    int fd = client_open(prog, c, &auth, &host);
+    bool sent = false;
+    int fd = client_request(prog, method, path, body, &sent);
     *fail = FAIL_CONNECT;
-    if (fd >= 0) {
-        size_t dlen = data ? strlen(data) : 0;
-        char *req = xasprintf("%s %s HTTP/1.1\r\nHost: %s\r\n%sContent-Type: application/json"
-                              "\r\nContent-Length: %zu\r\nConnection: close\r\n\r\n%s",
-                              method, path, host, auth ? auth : "", dlen, data ? data : "");
-        bool sent = client_write_all(fd, req, strlen(req)) == 0;
-        answer = client_read_all(fd, alen);   /* what is not HTTP fails as none */
-        *fail = sent ? FAIL_RECEIVE : FAIL_SEND;
-        free(req);
-        close(fd);
-    }
-    free(auth);
-    free(data);
+    if (fd < 0)
+        return NULL;
+    char *answer = client_read_all(fd, alen);   /* what is not HTTP fails as none */
+    *fail = sent ? FAIL_RECEIVE : FAIL_SEND;
+    close(fd);
     return answer;
 }
 
@@ -339,6 +372,83 @@ int client_get_text(const char *prog, const char *path, char **text, size_t *len
     free(answer);
     if (status < 0)
         snprintf(err, errlen, "%s", fail_text[fail]);
+    return status;
+}
+
+/* The body's complete lines in r->buf to fn, the rest moved to the start;
+ * false once fn says stop. */
+static bool hand_lines(struct reader *r, client_line_fn fn, void *arg)
+{
+    char *p = r->buf, *end = r->buf + r->n, *nl;
+    bool go = true;
+    while (go && (nl = memchr(p, '\n', (size_t)(end - p)))) {
+        *nl = '\0';
+        go = fn(p, (size_t)(nl - p), arg) == 0;
+        p = nl + 1;
+    }
+    r->n = (size_t)(end - p);
+    memmove(r->buf, p, r->n);
+    r->buf[r->n] = '\0';
+    return go;
+}
+
+/* A 200 answer's body, from what r holds past the header block hlen, to fn
+ * a line at a time as it is read; the last line may lack its newline.
+ * -1 when the answer stopped short of its Content-Length. */
+static int body_lines(struct reader *r, size_t hlen, long long cl, client_line_fn fn,
+                      void *arg)
+{
+    r->n -= hlen;
+    memmove(r->buf, r->buf + hlen, r->n);
+    unsigned long long left = cl < 0 ? ~0ull : (unsigned long long)cl;
+    for (;;) {
+        if (r->n > left)
+            r->n = (size_t)left;   /* nothing past the body */
+        left -= r->n;
+        r->buf[r->n] = '\0';
+        if (!hand_lines(r, fn, arg))
+            return 0;
+        left += r->n;   /* the partial line is still to hand over */
+        ssize_t k = left > r->n ? reader_more(r) : 0;
+        if (k < 0 || (k == 0 && cl >= 0 && left > r->n))
+            return -1;
+        if (k == 0)
+            break;
+    }
+    if (r->n)
+        fn(r->buf, r->n, arg);
+    return 0;
+}
+
+int client_get_lines(const char *prog, const char *path, client_line_fn fn, void *arg,
+                     json_t **error, char *err, size_t errlen)
+{
+    bool sent = false;
+    *error = NULL;
+    int fd = client_request(prog, "GET", path, NULL, &sent), status = -1;
+    enum client_fail fail = fd < 0 ? FAIL_CONNECT : sent ? FAIL_RECEIVE : FAIL_SEND;
+    struct reader r = { fd, xmalloc(CLIENT_LINES_BUF), 0, CLIENT_LINES_BUF };
+    char *head = NULL;
+    r.buf[0] = '\0';
+    while (fd >= 0 && !(head = strstr(r.buf, "\r\n\r\n")) && reader_more(&r) > 0)
+        ;
+    if (head && sscanf(r.buf, "HTTP/%*d.%*d %d", &status) != 1)
+        status = -1;
+    if (status == 200 &&
+        body_lines(&r, (size_t)(head + 4 - r.buf), content_length(r.buf, head), fn, arg) < 0)
+        status = -1;
+    else if (status > 0 && status != 200) {
+        char *body;
+        size_t blen;
+        if (!reader_all(&r) || client_split_answer(r.buf, r.n, &body, &blen) < 0 ||
+            !(*error = json_loadb(body, blen, 0, NULL)))
+            *error = json_object();
+    }
+    if (status < 0)
+        snprintf(err, errlen, "%s", fail_text[fail]);
+    if (fd >= 0)
+        close(fd);
+    free(r.buf);
     return status;
 }
 
