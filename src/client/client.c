@@ -375,48 +375,102 @@ int client_get_text(const char *prog, const char *path, char **text, size_t *len
     return status;
 }
 
-/* The body's complete lines in r->buf to fn, the rest moved to the start;
- * false once fn says stop. */
-static bool hand_lines(struct reader *r, client_line_fn fn, void *arg)
+/* A body as it is read: r->buf[0..d) is body not handed over yet, and
+ * r->buf[at..n) bytes read and not yet decoded. A chunked body (a streamed
+ * answer) is decoded in place; a plain one runs to its Content-Length, or
+ * to EOF without one. */
+struct body {
+    struct reader *r;
+    size_t d, at;
+    bool chunked, crlf, end;
+    unsigned long long left;   /* of the current chunk, or of the plain body */
+};
+
+/* Decodes what has been read; -1 on a chunk header that is not one. */
+static int body_decode(struct body *b)
 {
-    char *p = r->buf, *end = r->buf + r->n, *nl;
+    struct reader *r = b->r;
+    while (b->at < r->n && !b->end) {
+        if (b->left) {
+            size_t k = r->n - b->at < b->left ? r->n - b->at : (size_t)b->left;
+            memmove(r->buf + b->d, r->buf + b->at, k);
+            b->d += k;
+            b->at += k;
+            b->left -= k;
+            b->crlf = b->chunked && !b->left;
+            b->end = !b->chunked && !b->left;
+            continue;
+        }
+        char *eol = memmem(r->buf + b->at, r->n - b->at, "\r\n", 2);
+        if (!eol)
+            return r->n - b->at > 64 ? -1 : 0;
+        char *end;
+        unsigned long long size = strtoull(r->buf + b->at, &end, 16);
+        if (b->crlf ? eol != r->buf + b->at : (end == r->buf + b->at || (*end != ';' && end != eol)))
+            return -1;
+        b->at = (size_t)(eol + 2 - r->buf);
+        if (!b->crlf) {
+            b->left = size;
+            b->end = size == 0;   /* the last chunk; trailers are not read */
+        }
+        b->crlf = false;
+    }
+    return 0;
+}
+
+/* The complete lines of what is decoded to fn, the rest moved up to the
+ * start with what is still to decode; false once fn says stop. */
+static bool body_hand(struct body *b, client_line_fn fn, void *arg)
+{
+    struct reader *r = b->r;
+    char *p = r->buf, *end = r->buf + b->d, *nl;
     bool go = true;
     while (go && (nl = memchr(p, '\n', (size_t)(end - p)))) {
         *nl = '\0';
         go = fn(p, (size_t)(nl - p), arg) == 0;
         p = nl + 1;
     }
-    r->n = (size_t)(end - p);
-    memmove(r->buf, p, r->n);
+    size_t tail = (size_t)(end - p), raw = r->n - b->at;
+    memmove(r->buf, p, tail);
+    memmove(r->buf + tail, r->buf + b->at, raw);
+    b->d = tail;
+    b->at = tail;
+    r->n = tail + raw;
     r->buf[r->n] = '\0';
     return go;
 }
 
-/* A 200 answer's body, from what r holds past the header block hlen, to fn
+/* A 200 answer's body, from what r holds past the header block head, to fn
  * a line at a time as it is read; the last line may lack its newline.
- * -1 when the answer stopped short of its Content-Length. */
-static int body_lines(struct reader *r, size_t hlen, long long cl, client_line_fn fn,
-                      void *arg)
+ * -1 when the answer stopped short (of its Content-Length, of its last
+ * chunk). */
+static int body_lines(struct reader *r, const char *head, client_line_fn fn, void *arg)
 {
-    r->n -= hlen;
-    memmove(r->buf, r->buf + hlen, r->n);
-    unsigned long long left = cl < 0 ? ~0ull : (unsigned long long)cl;
+    size_t hlen = (size_t)(head + 4 - r->buf);
+    long long cl = content_length(r->buf, head);
+    struct body b = { r, 0, hlen, false, false, false, cl < 0 ? ~0ull : (unsigned long long)cl };
+    for (const char *h = strstr(r->buf, "\r\n"); h && h < head; h = strstr(h + 2, "\r\n"))
+        if (!strncasecmp(h + 2, "Transfer-Encoding: chunked", 26)) {
+            b.chunked = true;
+            b.left = 0;
+        }
+    b.end = !b.chunked && b.left == 0;
     for (;;) {
-        if (r->n > left)
-            r->n = (size_t)left;   /* nothing past the body */
-        left -= r->n;
-        r->buf[r->n] = '\0';
-        if (!hand_lines(r, fn, arg))
+        if (body_decode(&b) < 0)
+            return -1;
+        if (!body_hand(&b, fn, arg))
             return 0;
-        left += r->n;   /* the partial line is still to hand over */
-        ssize_t k = left > r->n ? reader_more(r) : 0;
-        if (k < 0 || (k == 0 && cl >= 0 && left > r->n))
+        if (b.end)
+            break;
+        ssize_t k = reader_more(r);
+        if (k < 0 || (k == 0 && (b.chunked || cl >= 0)))
             return -1;
         if (k == 0)
             break;
     }
-    if (r->n)
-        fn(r->buf, r->n, arg);
+    r->buf[b.d] = '\0';
+    if (b.d)
+        fn(r->buf, b.d, arg);
     return 0;
 }
 
@@ -434,8 +488,7 @@ int client_get_lines(const char *prog, const char *path, client_line_fn fn, void
         ;
     if (head && sscanf(r.buf, "HTTP/%*d.%*d %d", &status) != 1)
         status = -1;
-    if (status == 200 &&
-        body_lines(&r, (size_t)(head + 4 - r.buf), content_length(r.buf, head), fn, arg) < 0)
+    if (status == 200 && body_lines(&r, head, fn, arg) < 0)
         status = -1;
     else if (status > 0 && status != 200) {
         char *body;

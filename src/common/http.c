@@ -764,27 +764,52 @@ void http_stream(struct event_base *base, const char *munge_socket, const char *
                  c, &c->evcon);
 }
 
-bool http_stream_start(struct http_req *r)
+bool http_stream_start(struct http_req *r, const char *content_type)
 {
     if (!evhttp_request_get_connection(r->ev))
         return false;
-    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type",
-                      "application/octet-stream");
+    evhttp_add_header(evhttp_request_get_output_headers(r->ev), "Content-Type", content_type);
     r->status = 200;
     evhttp_send_reply_start(r->ev, 200, "OK");
     return true;
 }
 
-bool http_stream_write(struct http_req *r, const void *data, size_t len)
+bool http_stream_write_buffer(struct http_req *r, struct evbuffer *buf)
 {
     /* a client gone away leaves the request without its connection */
     if (!evhttp_request_get_connection(r->ev))
         return false;
+    if (evbuffer_get_length(buf))   /* an empty chunk would say the end */
+        evhttp_send_reply_chunk(r->ev, buf);
+    return evhttp_request_get_connection(r->ev) != NULL;
+}
+
+bool http_stream_write(struct http_req *r, const void *data, size_t len)
+{
     struct evbuffer *b = evbuffer_new();
     evbuffer_add(b, data, len);
-    evhttp_send_reply_chunk(r->ev, b);
+    bool ok = http_stream_write_buffer(r, b);
     evbuffer_free(b);
-    return evhttp_request_get_connection(r->ev) != NULL;
+    return ok;
+}
+
+long http_stream_backlog(struct http_req *r)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(r->ev);
+    if (!evcon)
+        return -1;
+    return (long)evbuffer_get_length(
+        bufferevent_get_output(evhttp_connection_get_bufferevent(evcon)));
+}
+
+void http_stream_abort(struct http_req *r)
+{
+    struct evhttp_connection *evcon = evhttp_request_get_connection(r->ev);
+    if (evcon)
+        evhttp_connection_free(evcon);   /* frees r->ev with it */
+    else
+        evhttp_send_reply_end(r->ev);    /* without a connection: frees it */
+    req_free(r);
 }
 
 void http_stream_end(struct http_req *r)

@@ -151,9 +151,18 @@ void http_calls_settle(struct event_base *base);
  * (false once the client is gone: nothing more will reach it) and ends it,
  * which frees r. The client gets each chunk as it arrives, then done() with
  * the status (an error answer's body is JSON, as http_call's). */
-bool http_stream_start(struct http_req *r);   /* false: the client is gone */
+bool http_stream_start(struct http_req *r, const char *content_type);   /* false: gone */
 bool http_stream_write(struct http_req *r, const void *data, size_t len);
+/* As http_stream_write, taking (draining) what buf holds. */
+bool http_stream_write_buffer(struct http_req *r, struct evbuffer *buf);
+/* Bytes written and not yet sent to the client, so that a writer can wait
+ * for a slow reader; -1 when the client is gone. */
+long http_stream_backlog(struct http_req *r);
 void http_stream_end(struct http_req *r);
+/* Ends a stream that cannot be finished: the connection closed without
+ * the end of the reply, so that the client sees the answer cut short.
+ * Frees r. */
+void http_stream_abort(struct http_req *r);
 
 typedef void (*http_stream_chunk_cb)(const char *data, size_t len, void *arg);
 void http_stream(struct event_base *base, const char *munge_socket, const char *addr, int port,

@@ -7,6 +7,7 @@
  * tree in memory.
  */
 #include <event2/buffer.h>
+#include <event2/event.h>
 #include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,46 +327,128 @@ int api_acct_run(struct http_req *r, const struct api_acct_keys *k, api_acct_row
     return rc;
 }
 
+/* A large answer goes out in batches: the query is run again for the rows
+ * after the last id sent, one batch a turn of the loop, and the next waits
+ * while the client is behind. A query over every record then neither holds
+ * the controller nor sits in its memory whole, and the client reads the
+ * first rows while the controller reads the next. */
+#define ACCT_BATCH 4096
+#define ACCT_BACKLOG (2L << 20)   /* unsent bytes above which the next batch waits */
+
+static const struct timeval acct_now = { 0, 0 }, acct_wait = { 0, 2000 };
+
+struct acct_stream {
+    struct http_req *r;
+    struct acct_query q;
+    struct acct_out o;
+    struct event *ev;
+    size_t rows;          /* what the last batch read */
+    bool lines;
+};
+
+static void acct_stream_free(struct acct_stream *st)
+{
+    if (st->ev)
+        event_free(st->ev);
+    query_free(&st->q);
+    list_free(&st->o.keys);
+    json_keep_buf_free(&st->o.line);
+    if (st->o.buf)
+        evbuffer_free(st->o.buf);
+    free(st);
+}
+
+static int acct_batch_row(uint64_t id, const char *rec, void *arg)
+{
+    struct acct_stream *st = arg;
+    st->q.f.after = id;
+    st->rows++;
+    return acct_row(id, rec, &st->o);
+}
+
+/* The next batch into st->o.buf, and the answer's end after the last;
+ * true when that was the last. -1 when the store fails. */
+static int acct_batch(struct acct_stream *st)
+{
+    st->rows = 0;
+    if (store_acct_query(st->o.c->store, &st->q.f, acct_batch_row, st) < 0)
+        return -1;
+    if (st->rows == ACCT_BATCH)
+        return 0;
+    evbuffer_add(st->o.buf, st->lines ? "\n" : "]}\n", st->lines ? 1 : 3);
+    return 1;
+}
+
+static void acct_next(evutil_socket_t fd, short what, void *arg)
+{
+    (void)fd;
+    (void)what;
+    struct acct_stream *st = arg;
+    long backlog = http_stream_backlog(st->r);
+    if (backlog > ACCT_BACKLOG) {
+        evtimer_add(st->ev, &acct_wait);
+        return;
+    }
+    int last = backlog < 0 ? 1 : acct_batch(st);
+    if (last < 0) {
+        log_warnx("accounting query: the store failed after %llu; answer cut short",
+                  (unsigned long long)st->q.f.after);
+        http_stream_abort(st->r);
+    } else if (!http_stream_write_buffer(st->r, st->o.buf) || last) {
+        http_stream_end(st->r);
+    } else {
+        evtimer_add(st->ev, &acct_now);
+        return;
+    }
+    acct_stream_free(st);
+}
+
+/* The query string's &keys=, &format= and &duplicates= into st; -1 with
+ * err when &keys= is bad. */
+static int acct_stream_init(struct acct_stream *st, struct http_req *r, char *err,
+                            size_t errlen)
+{
+    struct ctld *c = r->ctx;
+    char *format = http_query_get(r, "format"), *dups = http_query_get(r, "duplicates");
+    st->lines = format && !strcmp(format, "lines");
+    st->o = (struct acct_out){ c, &st->q.viewer, evbuffer_new(), st->q.nodes,
+                               st->lines ? "\n" : "", st->lines ? "\n" : ",",
+                               dups && !strcmp(dups, "1") ? c->store : NULL, NULL, NULL,
+                               {0}, {0} };
+    free(format);
+    free(dups);
+    list_split(&st->o.keys, http_query_get(r, "keys"));
+    return keys_check(&st->o.keys, err, errlen);
+}
+
 void api_accounting(struct http_req *r)
 {
     struct ctld *c = r->ctx;
-    struct acct_query q = {0};
+    struct acct_stream *st = xcalloc(1, sizeof *st);
     char err[256];
-    if (query_parse(r, &api_acct_v1_keys, &q, err, sizeof err) < 0) {
-        query_free(&q);
+    st->r = r;
+    if (query_parse(r, &api_acct_v1_keys, &st->q, err, sizeof err) < 0 ||
+        acct_stream_init(st, r, err, sizeof err) < 0) {
         http_reply_error(r, 400, SLURM_ERROR, "%s", err);
+        acct_stream_free(st);
         return;
     }
-    char *format = http_query_get(r, "format");
-    bool lines = format && !strcmp(format, "lines");
-    free(format);
-    char *dups = http_query_get(r, "duplicates");
-    struct acct_out o = { c, &q.viewer, NULL, q.nodes, lines ? "\n" : "", lines ? "\n" : ",",
-                          dups && !strcmp(dups, "1") ? c->store : NULL, NULL, NULL, {0}, {0} };
-    free(dups);
-    list_split(&o.keys, http_query_get(r, "keys"));
-    if (keys_check(&o.keys, err, sizeof err) < 0) {
-        list_free(&o.keys);
-        query_free(&q);
-        http_reply_error(r, 400, SLURM_ERROR, "%s", err);
-        return;
-    }
-    o.buf = evbuffer_new();
-    evbuffer_add_printf(o.buf, lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",
+    evbuffer_add_printf(st->o.buf, st->lines ? "{\"now\":%lld}" : "{\"now\":%lld,\"jobs\":[",
                         (long long)ctld_now());
-    int rc = store_acct_query(c->store, &q.f, acct_row, &o);
-    query_free(&q);
-    list_free(&o.keys);
-    json_keep_buf_free(&o.line);
-    if (rc < 0) {
-        evbuffer_free(o.buf);
+    st->q.f.limit = ACCT_BATCH;
+    st->q.f.plan = store_acct_plan(c->store, &st->q.f);
+    int last = acct_batch(st);
+    if (last < 0) {
         http_reply_error(r, 500, SLURM_ERROR, "Accounting query failed");
+    } else if (last) {
+        http_reply_buffer(r, 200, st->o.buf);   /* one batch: a plain answer */
+    } else if (http_stream_start(r, "application/json") &&
+               http_stream_write_buffer(r, st->o.buf)) {
+        st->ev = evtimer_new(c->base, acct_next, st);
+        evtimer_add(st->ev, &acct_now);
         return;
+    } else {
+        http_stream_end(r);
     }
-    if (lines)
-        evbuffer_add(o.buf, "\n", 1);
-    else
-        evbuffer_add(o.buf, "]}\n", 3);
-    http_reply_buffer(r, 200, o.buf);
-    evbuffer_free(o.buf);
+    acct_stream_free(st);
 }

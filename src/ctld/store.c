@@ -441,7 +441,9 @@ static char *acct_sql(const struct store_acct_filter *f, bool use_index)
     acct_in(q, "partition", f->nparts);
     if (f->start < 0)
         acct_in(q, "state", f->nstates);
-    sqlite3_str_appendall(q, " ORDER BY id");
+    if (f->after)
+        sqlite3_str_appendall(q, " AND id > ?");
+    sqlite3_str_appendall(q, f->limit ? " ORDER BY id LIMIT ?" : " ORDER BY id");
     return sqlite3_str_finish(q);
 }
 
@@ -465,12 +467,21 @@ static void acct_bind(sqlite3_stmt *st, const struct store_acct_filter *f)
         sqlite3_bind_text(st, k++, f->parts[i], -1, SQLITE_STATIC);
     for (size_t i = 0; f->start < 0 && i < f->nstates; i++)
         sqlite3_bind_int(st, k++, f->states[i]);
+    if (f->after)
+        sqlite3_bind_int64(st, k++, (sqlite3_int64)f->after);
+    if (f->limit)
+        sqlite3_bind_int(st, k++, f->limit);
+}
+
+int store_acct_plan(struct store *s, const struct store_acct_filter *f)
+{
+    return acct_use_index(s, f) ? 1 : -1;
 }
 
 int store_acct_query(struct store *s, const struct store_acct_filter *f, store_acct_cb cb,
                      void *arg)
 {
-    char *sql = acct_sql(f, acct_use_index(s, f));
+    char *sql = acct_sql(f, f->plan ? f->plan > 0 : acct_use_index(s, f));
     sqlite3_stmt *st = NULL;
     int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
     if (rc != SQLITE_OK) {

@@ -45,10 +45,16 @@ struct store_acct_filter {
     const int *states;     /* enum job_state */
     size_t nstates;
     int64_t start, end;
+    uint64_t after;        /* only ids above it (a query read in batches) */
+    int limit;             /* at most so many rows; 0 all */
+    int plan;              /* 0: the store chooses; else what store_acct_plan chose */
 };
 /* Called for each selected record by ascending id; rec is its JSON text,
  * valid during the call. Nonzero stops the query. */
 typedef int (*store_acct_cb)(uint64_t id, const char *rec, void *arg);
+/* How the store reads the filter's rows (1 through the end_time index,
+ * -1 in id order): chosen once for a query read in batches. */
+int store_acct_plan(struct store *s, const struct store_acct_filter *f);
 /* 0, or -1 when the database fails (logged). */
 int store_acct_query(struct store *s, const struct store_acct_filter *f, store_acct_cb cb,
                      void *arg);

@@ -514,7 +514,7 @@ static void start_tasks(struct astep *st, json_t *node)
     st->tasks = xcalloc((size_t)st->ntasks + 1, sizeof *st->tasks);
     for (int i = 0; i < st->ntasks; i++)   /* so that freeing before they start closes nothing */
         st->tasks[i] = (struct task){ .st = st, .pmi_fd = -1, .in = { .fd = -1, .child_fd = -1 } };
-    if (!http_stream_start(st->r)) {   /* srun left while the layout came */
+    if (!http_stream_start(st->r, "application/octet-stream")) {   /* srun left while the layout came */
         http_stream_end(st->r);
         step_free(st);
         return;

@@ -3,10 +3,12 @@
  * split across reads, a line longer than the reader's buffer, the last line
  * without its newline, nothing past the Content-Length handed over, an
  * answer without one read to EOF, an error answer's JSON, an answer cut
- * short, and a reader that stops early. */
+ * short, a reader that stops early, and a streamed (chunked) answer, whole
+ * and cut short. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +36,11 @@ static char *answer(int i)
         "HTTP/1.1 404 Not Found\r\nContent-Length: 15\r\n\r\n{\"error\":\"no\"}\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nshort\n",
         "HTTP/1.1 200 OK\r\nContent-Length: 9\r\n\r\n1\n2\n3\n4\n5",
+        /* streamed: chunks that cut lines, an extension, the last chunk */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+        "4\r\n{\"no\r\n18;x=y\r\nw\":1}\nfirst\nsecond half \r\n5\r\nof it\r\n0\r\n\r\n",
+        /* streamed and cut short: no last chunk */
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nwhole\n\r\n3\r\npa",
     };
     if (i > 0)
         return xstrdup(fixed[i]);
@@ -51,7 +58,8 @@ static char *answer(int i)
 /* Writes a in pieces that cut lines and the header block anywhere. */
 static void serve(int lfd)
 {
-    for (int i = 0; i < 5; i++) {
+    signal(SIGPIPE, SIG_IGN);   /* a reader that stops early closes first */
+    for (int i = 0; i < 7; i++) {
         int c = accept(lfd, NULL, NULL);
         char req[4096];
         size_t n = 0;
@@ -175,6 +183,19 @@ static void test_answers(void **state)
     assert_int_equal(early.n, 2);
     assert_string_equal(early.lines[1], "2");
     got_free(&early);
+
+    struct got chunked = {0};
+    assert_int_equal(get(&chunked, &error, err), 200);
+    assert_int_equal(chunked.n, 3);
+    assert_string_equal(chunked.lines[0], "{\"now\":1}");
+    assert_string_equal(chunked.lines[1], "first");
+    assert_string_equal(chunked.lines[2], "second half of it");
+    got_free(&chunked);
+
+    struct got stream_cut = {0};
+    assert_int_equal(get(&stream_cut, &error, err), -1);
+    assert_int_equal(stream_cut.n, 1);
+    got_free(&stream_cut);
 }
 
 int main(void)
