@@ -19,6 +19,7 @@
 #include <arpa/inet.h>
 
 #include "common/http_guard.h"
+#include "common/json_fast.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
 
@@ -92,7 +93,7 @@ static json_t *read_body(struct evhttp_request *ev, char *err, size_t errlen)
         return json_object();
     const char *data = (const char *)evbuffer_pullup(in, -1);
     json_error_t jerr;
-    json_t *body = json_loadb(data, n, 0, &jerr);
+    json_t *body = json_fast_loadb(data, n, &jerr);
     if (!body) {
         snprintf(err, errlen, "invalid JSON body: %s", jerr.text);
         return NULL;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_fast.h"
 #include "common/conf.h"
 #include "common/conf_hash.h"
 #include "common/http.h"
@@ -51,7 +52,7 @@ static const char *env_text_of(struct env_text *e, json_t *env)
 {
     if (!e->text || env != e->env) {
         free(e->text);
-        e->text = env ? json_dumps(env, JSON_COMPACT) : NULL;
+        e->text = env ? json_fast_dumps(env) : NULL;
         if (!e->text)
             e->text = xstrdup("[]");
         e->env = env;

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/json_fast.h"
 #include "common/xmalloc.h"
 #include "ctld/ctld.h"
 
@@ -30,7 +31,7 @@ void job_spec_set(struct job *j, json_t *spec)
     json_t *kept = json_copy(spec);   /* shallow: only the two big keys leave */
     json_object_del(kept, "script");
     json_object_del(kept, "environment");
-    char *text = json_dumps(kept, JSON_COMPACT);
+    char *text = json_fast_dumps(kept);
     json_decref(kept);
     free(j->spec);
     j->spec = text ? text : xstrdup("{}");

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "common/json_fast.h"
 #include "common/fnv.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -216,7 +217,7 @@ static const char *rec_str(json_t *rec, const char *key)
  * is rather than through a tree. */
 static char *record_text(json_t *rec, const char *spec)
 {
-    char *rest = json_dumps(rec, JSON_COMPACT);
+    char *rest = json_fast_dumps(rec);
     bool empty = !rest || strcmp(rest, "{}") == 0;
     char *text = xasprintf("{\"spec\":%s%s%s", spec, empty ? "}" : ",", empty ? "" : rest + 1);
     free(rest);
@@ -345,7 +346,8 @@ uint64_t store_load_jobs(struct store *s, int64_t since, store_job_cb cb, void *
     while (sqlite3_step(st) == SQLITE_ROW) {
         uint64_t id = (uint64_t)sqlite3_column_int64(st, 0);
         const char *text = (const char *)sqlite3_column_text(st, 1);
-        json_t *rec = text ? json_loads(text, 0, NULL) : NULL;
+        json_t *rec = text ? json_fast_loadb(text, (size_t)sqlite3_column_bytes(st, 1), NULL)
+                           : NULL;
         cb(id, rec, arg);
         json_decref(rec);
     }

@@ -1,15 +1,16 @@
 /*
- * Fuzzes the two readers of JSON text that skip jansson's parse: json_keep
- * (the controller's cut of a record to &keys=) and json_fast (sacct's
- * reader of a record line), each against jansson. Whatever json_keep
- * writes must parse and hold each kept member as the whole text did;
- * json_fast must answer exactly as json_loadb. The input's first line
+ * Fuzzes what reads and writes JSON text beside jansson: json_keep (the
+ * controller's cut of a record to &keys=) and json_fast (the reader of
+ * request bodies and record lines, and the compact writer), each against
+ * jansson. Whatever json_keep writes must parse and hold each kept member
+ * as the whole text did; json_fast must answer exactly as json_loadb and
+ * write exactly what json_dumps writes. The input's first line
  * names the paths to keep ("state,spec.account"), the rest is the text.
  */
 #include <jansson.h>
 #include <stdbool.h>
 
-#include "client/json_fast.h"
+#include "common/json_fast.h"
 #include "common/json_keep.h"
 #include "fuzz.h"
 
@@ -48,9 +49,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             paths[n++] = t;
     }
     size_t len = strlen(text);
-    json_t *whole = json_loadb(text, len, 0, NULL), *fast = json_fast_loadb(text, len);
+    json_t *whole = json_loadb(text, len, 0, NULL), *fast = json_fast_loadb(text, len, NULL);
     if ((whole == NULL) != (fast == NULL) || (whole && !json_equal(whole, fast)))
         abort();
+    char *dumped = whole ? json_dumps(whole, JSON_COMPACT) : NULL;
+    char *fast_dumped = whole ? json_fast_dumps(whole) : NULL;
+    if ((dumped == NULL) != (fast_dumped == NULL) || (dumped && strcmp(dumped, fast_dumped)))
+        abort();
+    free(dumped);
+    free(fast_dumped);
     /* json_keep takes some text jansson refuses (bytes that are not
      * UTF-8, integers too big), passing it on as the store holds it */
     kb.len = 0;

@@ -15,7 +15,7 @@
 #include "client/client.h"
 #include "client/cmdutil.h"
 #include "client/jobstate.h"
-#include "client/json_fast.h"
+#include "common/json_fast.h"
 #include "client/paths.h"
 #include "cmd/cmds.h"
 #include "client/pasttime.h"
@@ -432,7 +432,7 @@ static int take_line(char *line, size_t len, void *arg)
     struct sacct_lines *l = arg;
     if (!len)
         return 0;
-    json_t *j = json_fast_loadb(line, len);
+    json_t *j = json_fast_loadb(line, len, NULL);
     if (!j) {
         l->bad = true;
         return 1;
