@@ -304,26 +304,23 @@ json_t *json_fast_loadb(const char *text, size_t len, json_error_t *err)
     return json_loadb(text, len, 0, err);
 }
 
-/* ---- the compact dump ---- */
+/* ---- the compact dump ----
+ * Two passes: the first only counts, the second writes into the exact
+ * size. A scratch buffer grown and copied from would leave a hole beside
+ * each spec a job keeps: 70 bytes a pending job at 100,000 (bench). */
 
 struct out {
-    char *p;
-    size_t len, cap;
+    char *p;            /* NULL: counting */
+    size_t len;
     bool real;          /* met a real: jansson writes the whole */
 };
 
 static void put(struct out *o, const char *s, size_t n)
 {
-    if (o->len + n + 1 > o->cap) {
-        o->cap = (o->len + n + 1) * 2;
-        o->p = realloc(o->p, o->cap);
-        if (!o->p)
-            abort();
-    }
-    memcpy(o->p + o->len, s, n);
+    if (o->p)
+        memcpy(o->p + o->len, s, n);
     o->len += n;
 }
-
 /* As jansson escapes: the quote, the backslash, and control characters
  * (\b \f \n \r \t by name, the rest as \u00XX); UTF-8 as it is. */
 static void put_string(struct out *o, const char *s, size_t n)
@@ -411,10 +408,12 @@ char *json_fast_dumps(const json_t *j)
         return NULL;   /* as json_dumps without JSON_ENCODE_ANY */
     struct out o = {0};
     put_value(&o, j);
-    if (o.real) {
-        free(o.p);
+    if (o.real)
         return json_dumps(j, JSON_COMPACT);
-    }
+    if (!(o.p = malloc(o.len + 1)))
+        abort();
+    o.len = 0;
+    put_value(&o, j);
     o.p[o.len] = '\0';
     return o.p;
 }
