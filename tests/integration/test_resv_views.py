@@ -144,6 +144,9 @@ def test_job_without_reservation(rc):
 
 def test_sreport_reservation_utilization(rc):
     c = rc
+    # the report's hours hold the whole reservation, even one that starts
+    # just before an hour turns (CI met it: created 00:59:58, gone 01:00:00)
+    hour = int(time.time()) // 3600 * 3600
     name = create(c, "ReservationName=demo", "StartTime=now", "Duration=10", "Nodes=node1",
                   "Users=root")
     j = c.sbatch(["--reservation=demo", "-w", "node1", "-c", "2"], cwd=c.wd,
@@ -152,7 +155,6 @@ def test_sreport_reservation_utilization(rc):
     delete(c, name)
     elapsed = int(c.run(["sacct", "-X", "-n", "-P", "-j", str(j), "-o",
                          "ElapsedRaw"]).stdout)
-    hour = int(time.time()) // 3600 * 3600
     fmt = "%Y-%m-%dT%H:%M:%S"
     period = [f"start={time.strftime(fmt, time.localtime(hour))}",
               f"end={time.strftime(fmt, time.localtime(hour + 7200))}"]
@@ -213,6 +215,7 @@ def test_sinfo_T_as_slurm(rc):
 def test_sreport_gpu_reservation(rc):
     """A lab's GPUs held for a demo: -T gres/gpu reports GPU time in it."""
     c = rc
+    hour = int(time.time()) // 3600 * 3600   # before it: as above
     name = create(c, "ReservationName=gpudemo", "StartTime=now", "Duration=10",
                   "TRES=gres/gpu=2", "Nodes=node2", "Users=root")
     try:
@@ -223,7 +226,6 @@ def test_sreport_gpu_reservation(rc):
         delete(c, name)
     elapsed = int(c.run(["sacct", "-X", "-n", "-P", "-j", str(j), "-o",
                          "ElapsedRaw"]).stdout)
-    hour = int(time.time()) // 3600 * 3600
     fmt = "%Y-%m-%dT%H:%M:%S"
     period = [f"start={time.strftime(fmt, time.localtime(hour))}",
               f"end={time.strftime(fmt, time.localtime(hour + 7200))}"]
