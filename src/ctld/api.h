@@ -137,8 +137,8 @@ void api_job_update(struct http_req *r);
 /* api_job_update's fields ("time_limit", "partition", ...) of body over a
  * copy of j's spec (a caller not root is held to its own limits); NULL with
  * the refusal's HTTP status, Slurm's code and message (static text). */
-json_t *api_job_update_spec(const struct job *j, json_t *body, bool root, int *status,
-                            int *code, const char **err);
+json_t *api_job_update_spec(const struct ctld *c, const struct job *j, json_t *body, bool root,
+                            int *status, int *code, const char **err);
 void api_node_update(struct http_req *r);
 void api_part_update(struct http_req *r);
 void api_reconfigure(struct http_req *r);

@@ -162,10 +162,10 @@ static bool limit_allowed(const struct job *j, json_int_t t)
     return t >= 0 && t <= j->time_limit;
 }
 
-json_t *api_job_update_spec(const struct job *j, json_t *b, bool root, int *status_out,
-                            int *code_out, const char **err_out)
+json_t *api_job_update_spec(const struct ctld *c, const struct job *j, json_t *b, bool root,
+                            int *status_out, int *code_out, const char **err_out)
 {
-    json_t *spec = job_spec(j);
+    json_t *spec = job_spec(c, j);
     const char *err = NULL;
     int status = 400, code = 0;
     json_t *v;
@@ -235,7 +235,7 @@ static json_t *update_spec(struct http_req *r, const struct job *j)
 {
     int status = 400, code = 0;
     const char *err = NULL;
-    json_t *spec = api_job_update_spec(j, r->body, r->who.uid == 0, &status, &code, &err);
+    json_t *spec = api_job_update_spec(r->ctx, j, r->body, r->who.uid == 0, &status, &code, &err);
     if (!spec)
         http_reply_error(r, status, code, "%s", err);
     return spec;

@@ -72,7 +72,7 @@ void api_job_output(struct http_req *r)
         http_reply_error(r, 404, SLURM_ERROR, "the job has not started");
         return;
     }
-    json_t *spec = json_loads(j->spec ? j->spec : "{}", 0, NULL);
+    json_t *spec = job_spec(c, j);
     if (json_is_true(json_object_get(spec, "allocation"))) {
         json_decref(spec);
         http_reply_error(r, 404, SLURM_ERROR, "the job has no batch output (srun or salloc)");

@@ -84,13 +84,14 @@ enum launch_state {
     LAUNCH_ACKED,          /* the node agent has started its supervisor */
 };
 
+/* A controller holds one per job it knows: the members are ordered so that
+ * no padding falls between them (4-byte members in pairs, the flags last). */
 struct job {
     uint64_t id;
-    char *spec;            /* the request as submitted, less script and environment, as
-                            * compact JSON text: job_spec.c */
+    char *spec;            /* a spec set and not yet saved, as compact JSON text; NULL
+                            * once job_save has stored it: read it with job_spec() */
     /* the strings jobs share are interned (intern.h): released, not freed */
     const char *account, *qos;   /* from the spec, NULL if not given: read by every pass */
-    const char *constraint;      /* -C, NULL none; req.constraint points here */
     int64_t nice;          /* --nice as asked */
     uid_t uid;
     gid_t gid;
@@ -101,45 +102,34 @@ struct job {
     enum sched_reason reason;
     int64_t start_estimate;    /* pending: when the last plan expects it to start; -1 unknown */
     uint32_t priority;         /* multifactor: as of the last pass; 0 not computed */
+    uint32_t resv_id;          /* --reservation: its ResvID (resv.h); 0 none */
     int64_t submit_time, start_time, end_time;
     int64_t time_limit;    /* minutes, -1 UNLIMITED (partition default applied) */
-    struct sched_job req;  /* the shape the scheduler sees; arrays owned here */
-    size_t *req_nodes, *exc_nodes;
-    const char *gpu_type;
+    struct sched_job req;  /* the shape the scheduler sees; its node lists are the job's
+                            * (freed with it), its constraint and GPU type interned */
     struct sched_alloc *allocs;    /* while running; first = batch host */
     size_t nallocs;
     int exit_code, exit_signal;
     json_t *usage;         /* what the node agent measured (elapsed, CPU time, RSS...) */
-    bool requeue;
-    bool cancel_sent;
     enum launch_state launch;
+    int restarts;          /* times requeued */
     int64_t acked_at;      /* when the node answered the launch */
     int64_t begin_time;    /* --begin: not eligible before (0: now) */
     int64_t deadline;      /* --deadline (0: none); stored and shown */
-    bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */
-    bool requeue_held;     /* scontrol requeuehold: its hold's reason says so (stored) */
-    int restarts;          /* times requeued */
     uid_t cancelled_by;    /* who cancelled it, for state CANCELLED (sacct "by UID") */
+    unsigned spec_gen;     /* bumped when the spec changes: a pass planned on the old one */
     char *reason_text;     /* pending: the last pass's reason in plain words; NULL none */
     const char *limit_reason;  /* reason SCHED_LIMIT: Slurm's name of the limit (static) */
-    unsigned spec_gen;     /* bumped when the spec changes: a pass planned on the old one */
     struct job_array *array;   /* sbatch --array: array.h; NULL for a plain job */
     uint64_t array_job_id;     /* an array's job (its meta job's id); 0 for a plain job */
     int64_t array_task_id;     /* a task split off (or the last one); -1 otherwise */
     struct job_deps *deps;     /* sbatch --dependency: depend.h; NULL for none */
     struct job_step *steps;    /* srun's steps while it runs, newest first: step.h */
     int next_step;             /* the next step's id (stored: ids are not reused) */
+    int end_node;              /* the node whose agent reported its last end; -1 none */
     json_t *step_recs;         /* the steps as accounting keeps them (sacct 123.0); NULL none */
-    bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
-                                * owner (POST .../complete), a cancel or its time limit */
-    bool end_assumed;          /* ended NODE_FAIL because its node fell silent, and not yet
-                                * firm: the agent's late report of its real end may replace
-                                * that, and afterok/afternotok wait (stored) */
     int64_t stale_kill_at;     /* when its silent node came back still running it and was
                                 * told to kill it: a later end is that kill's (stored) */
-    int end_node;              /* the node whose agent reported its last end; -1 none */
-    bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
-                                * ID.extern step, as Slurm's (stored) */
     struct job_gpu *gpu;       /* its use as the agents report it, the idle-GPU
                                 * policy's flag: gpu_live.h; NULL until either */
     struct job_preempt *preempt;   /* chosen as a victim, until its run ends: preempt.h;
@@ -151,9 +141,19 @@ struct job {
                                 * limit and run time leave them out */
     uint64_t yielded_to;       /* suspended by a preemption: the preemptor, whose end
                                 * resumes it; SUSPEND_YIELD_DONE: that one is gone */
+    bool requeue;
+    bool cancel_sent;
+    bool requeue_pending;  /* scontrol requeue: back to the queue when its end arrives */
+    bool requeue_held;     /* scontrol requeuehold: its hold's reason says so (stored) */
+    bool alloc_only;           /* srun/salloc's allocation: no batch script, ended by its
+                                * owner (POST .../complete), a cancel or its time limit */
+    bool end_assumed;          /* ended NODE_FAIL because its node fell silent, and not yet
+                                * firm: the agent's late report of its real end may replace
+                                * that, and afterok/afternotok wait (stored) */
+    bool extern_step;          /* started under PrologFlags=Contain: accounting shows its
+                                * ID.extern step, as Slurm's (stored) */
     bool suspend_acked;        /* the agents answered its last suspend or resume (not
                                 * stored: after a restart it is sent again) */
-    uint32_t resv_id;          /* --reservation: its ResvID (resv.h); 0 none */
 };
 
 struct node {
@@ -289,11 +289,12 @@ void job_destroy(struct job *j);
 struct job *job_from_spec(struct ctld *c, json_t *spec, uint64_t id, uid_t uid, gid_t gid,
                           int *status, int *code, char *err, size_t errlen);
 json_t *job_to_json(const struct ctld *c, const struct job *j);
-/* job_spec.c: the spec kept (set from a submitted one: script and
- * environment left out, the fields a pass reads copied out) and read back
- * as a new tree. */
+/* job_spec.c: the spec set (from a submitted one: script and environment
+ * left out, the fields a pass reads copied out; kept in j->spec until
+ * job_save stores it) and read back as a new tree, from the store once
+ * saved. */
 void job_spec_set(struct job *j, json_t *spec);
-json_t *job_spec(const struct job *j);
+json_t *job_spec(const struct ctld *c, const struct job *j);
 void job_spec_free(struct job *j);
 /* Two of its fields, for job_list.c: where it runs ("node[1-2]", "" while
  * pending; caller frees) and the reason squeue shows ("JobHeldUser"). */
@@ -302,7 +303,7 @@ const char *job_reason_name(const struct ctld *c, const struct job *j);
 /* The record the store keeps, and the job rebuilt from it at start-up. */
 json_t *job_record(const struct ctld *c, const struct job *j);
 struct job *job_from_record(struct ctld *c, json_t *rec, uint64_t id, char *err, size_t errlen);
-void job_save(struct ctld *c, const struct job *j);   /* into the open transaction */
+void job_save(struct ctld *c, struct job *j);   /* into the open transaction */
 /* The job's state changes here and nowhere else: each transition sets the
  * record, saves it, and then tells the listeners registered with job_listen
  * (main.c: scheduler, node agents, waiters, dependencies), in their order.

@@ -28,9 +28,9 @@ static bool exempt(const struct ctld *c, const struct job *j)
            conf_idle_gpu_listed(p->exempt_users, j->user_name);
 }
 
-static char *mail_to(const struct job *j)
+static char *mail_to(const struct ctld *c, const struct job *j)
 {
-    json_t *spec = j->spec ? json_loads(j->spec, 0, NULL) : NULL;
+    json_t *spec = job_spec(c, j);
     const char *m = json_string_value(json_object_get(spec, "mail_user"));
     char *to = xstrdup(m && *m ? m : j->user_name);
     json_decref(spec);
@@ -97,7 +97,7 @@ static void tell(const struct ctld *c, const struct job *j, const char *event, c
     if (c->conf->mail_prog) {
         char *subject = xasprintf("Herd Job_id=%llu Name=%s Idle GPUs: %s",
                                   (unsigned long long)j->id, j->name, text);
-        char *to = mail_to(j);
+        char *to = mail_to(c, j);
         char *argv[] = { c->conf->mail_prog, "-s", subject, to, NULL };
         spawn(argv, env);
         free(subject);

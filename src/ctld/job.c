@@ -19,6 +19,7 @@
 #include "common/xmalloc.h"
 #include "ctld/array.h"
 #include "ctld/ctld.h"
+#include "ctld/job_pool.h"
 #include "ctld/gpu_live.h"
 #include "ctld/depend.h"
 #include "ctld/preempt.h"
@@ -128,9 +129,9 @@ void job_destroy(struct job *j)
     gpu_live_free(j);
     intern_release(j->user_name);
     intern_release(j->name);
-    free(j->req_nodes);
-    free(j->exc_nodes);
-    intern_release(j->gpu_type);
+    free((size_t *)j->req.req_nodes);
+    free((size_t *)j->req.excl_nodes);
+    intern_release(j->req.gpu_type);
     free(j->allocs);
     free(j->reason_text);
     array_free(j->array);
@@ -138,7 +139,7 @@ void job_destroy(struct job *j)
     step_free_all(j->steps);
     json_decref(j->step_recs);
     free(j->preempt);
-    free(j);
+    job_pool_put(j);
 }
 
 /* ---- reading a spec ---- */
@@ -245,14 +246,11 @@ static void parse_shape(struct ctld *c, struct parse *p, struct job *j, json_t *
     r->gpus = (int)get_int(p, spec, "gpus", 0, 0, big);
     r->gpus_per_node = (int)get_int(p, spec, "gpus_per_node", 0, 0, big);
     const char *gt = get_str(p, spec, "gpu_type");
-    j->gpu_type = gt && *gt ? intern(gt) : NULL;
-    r->gpu_type = j->gpu_type;
+    r->gpu_type = gt && *gt ? intern(gt) : NULL;
     job_gpus_shape(r, spec);
     r->exclusive = json_is_true(json_object_get(spec, "exclusive"));
-    j->req_nodes = node_indices(c, p, get_str(p, spec, "req_nodes"), &r->nreq_nodes);
-    j->exc_nodes = node_indices(c, p, get_str(p, spec, "exc_nodes"), &r->nexcl_nodes);
-    r->req_nodes = j->req_nodes;
-    r->excl_nodes = j->exc_nodes;
+    r->req_nodes = node_indices(c, p, get_str(p, spec, "req_nodes"), &r->nreq_nodes);
+    r->excl_nodes = node_indices(c, p, get_str(p, spec, "exc_nodes"), &r->nexcl_nodes);
     j->requeue = json_is_true(json_object_get(spec, "requeue"));
 }
 
@@ -291,7 +289,7 @@ static char *owner_name(uid_t uid)
 /* What every job, new or reloaded, is built from. */
 static struct job *job_parse(struct ctld *c, json_t *spec, uint64_t id, struct parse *p)
 {
-    struct job *j = xcalloc(1, sizeof *j);
+    struct job *j = job_pool_get();
     j->id = id;
     j->end_node = -1;
     parse_partition(c, p, j, spec);
@@ -506,15 +504,17 @@ static json_t *record_rest(const struct ctld *c, const struct job *j)
 json_t *job_record(const struct ctld *c, const struct job *j)
 {
     json_t *rec = record_rest(c, j);
-    json_object_set_new(rec, "spec", job_spec(j));
+    json_object_set_new(rec, "spec", job_spec(c, j));
     return rec;
 }
 
-void job_save(struct ctld *c, const struct job *j)
+void job_save(struct ctld *c, struct job *j)
 {
     json_t *rec = record_rest(c, j);
     store_job_save(c->store, j->id, (int)j->state, j->end_time, rec, j->spec);
     json_decref(rec);
+    free(j->spec);   /* stored: job_spec reads it from there */
+    j->spec = NULL;
 }
 
 static void restore_allocs(struct ctld *c, struct job *j, json_t *allocs)
@@ -597,6 +597,8 @@ static void load_one(uint64_t id, json_t *rec, void *arg)
                   rec ? l->err : "unreadable record");
         return;
     }
+    free(j->spec);   /* as read from the store, which keeps it */
+    j->spec = NULL;
     job_insert(l->c, j);
     depend_track(l->c, j);
 }
@@ -688,7 +690,7 @@ const char *job_reason_name(const struct ctld *c, const struct job *j)
 
 json_t *job_to_json(const struct ctld *c, const struct job *j)
 {
-    json_t *o = job_spec(j);
+    json_t *o = job_spec(c, j);
     char wbuf[256];
     int cpus = 0;
     char *nl = job_node_list(c, j);
@@ -883,7 +885,7 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     struct job *n = job_parse(c, spec, j->id, &p);
     if (n)
         check_feasible(c, &p, n);
-    json_t *old = job_spec(j);
+    json_t *old = job_spec(c, j);
     json_t *dep_new = json_object_get(spec, "dependency");
     json_t *dep_old = json_object_get(old, "dependency");
     bool dep_changed = (dep_new || dep_old) && !json_equal(dep_new, dep_old);
@@ -901,19 +903,15 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     }
     /* n takes the old arrays and strings with it to job_destroy */
     char *spec_old = j->spec;
-    const char *acct_old = j->account, *qos_old = j->qos, *cons_old = j->constraint;
-    const char *name_old = j->name, *gt_old = j->gpu_type;
-    size_t *req_old = j->req_nodes, *exc_old = j->exc_nodes;
+    const char *acct_old = j->account, *qos_old = j->qos;
+    const char *name_old = j->name;
+    struct sched_job req_old = j->req;
     bool hu = j->req.held_user, ha = j->req.held_admin;
     j->spec = n->spec;
     j->account = n->account;
     j->qos = n->qos;
-    j->constraint = n->constraint;
     j->nice = n->nice;
     j->name = n->name;
-    j->gpu_type = n->gpu_type;
-    j->req_nodes = n->req_nodes;
-    j->exc_nodes = n->exc_nodes;
     j->req = n->req;
     j->req.held_user = hu;
     j->req.held_admin = ha;
@@ -928,11 +926,8 @@ int job_respec(struct ctld *c, struct job *j, json_t *spec, int *status, int *co
     n->spec = spec_old;
     n->account = acct_old;
     n->qos = qos_old;
-    n->constraint = cons_old;
     n->name = name_old;
-    n->gpu_type = gt_old;
-    n->req_nodes = req_old;
-    n->exc_nodes = exc_old;
+    n->req = req_old;
     job_destroy(n);
     return 0;
 }

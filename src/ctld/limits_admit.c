@@ -55,7 +55,7 @@ static void default_wall(struct admit *a)
     limits_of_job(a->c, a->j, first_wall, a);
     if (a->j->time_limit >= 0 || a->wall < 0)
         return;
-    json_t *spec = job_spec(a->j);
+    json_t *spec = job_spec(a->c, a->j);
     json_object_set_new(spec, "time_limit", json_integer(a->wall));
     job_spec_set(a->j, spec);
     json_decref(spec);

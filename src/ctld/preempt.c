@@ -35,7 +35,7 @@ static int first_signal(const struct ctld *c, const struct job *v)
 {
     if (!(c->conf->preempt_flags & CONF_PP_SEND_USER_SIGNAL))
         return SIGTERM;
-    json_t *spec = job_spec(v);
+    json_t *spec = job_spec(c, v);
     struct jobsig_warn w;
     int sig = jobsig_parse(json_string_value(json_object_get(spec, "signal")), &w) == 0 && w.sig
                   ? w.sig : SIGTERM;

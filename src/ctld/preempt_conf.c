@@ -59,7 +59,7 @@ bool preempt_may_requeue(const struct ctld *c, const struct job *j)
 {
     if (j->alloc_only)
         return false;   /* no batch script to run again: salloc's and srun's own */
-    json_t *spec = job_spec(j);
+    json_t *spec = job_spec(c, j);
     json_t *r = json_object_get(spec, "requeue");
     bool may = r ? json_is_true(r) : c->conf->job_requeue;
     json_decref(spec);

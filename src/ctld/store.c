@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "common/json_fast.h"
+#include "common/json_keep.h"
 #include "common/fnv.h"
 #include "common/log.h"
 #include "common/xmalloc.h"
@@ -30,6 +31,7 @@ static const char *sql_pragmas =
 static const char *sql_save =
     "INSERT OR REPLACE INTO jobs (id, state, end_time, uid, submit_time, start_time, name,"
     " partition, array_job_id, record) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+static const char *sql_record = "SELECT record FROM jobs WHERE id = ?";
 static const char *sql_script =
     "INSERT OR REPLACE INTO job_scripts (id, script, env) VALUES (?, ?, ?)";
 static const char *sql_script_get =
@@ -52,7 +54,7 @@ struct after {
 
 struct store {
     sqlite3 *db;
-    sqlite3_stmt *save, *script, *script_get, *next_id, *env_find, *env_add;
+    sqlite3_stmt *save, *record, *script, *script_get, *next_id, *env_find, *env_add;
     char *last_env;        /* the environment stored last, and its row in envs */
     int64_t last_env_id;
     struct event *commit_ev;
@@ -176,6 +178,7 @@ struct store *store_open(struct event_base *base, const char *path, char *err, s
         return NULL;
     }
     s->save = prepare(s, sql_save);
+    s->record = prepare(s, sql_record);
     s->script = prepare(s, sql_script);
     s->script_get = prepare(s, sql_script_get);
     s->next_id = prepare(s, sql_next_id);
@@ -194,6 +197,7 @@ void store_close(struct store *s)
     commit(s);
     store_runs_close(s->runs);
     sqlite3_finalize(s->save);
+    sqlite3_finalize(s->record);
     sqlite3_finalize(s->script);
     sqlite3_finalize(s->script_get);
     sqlite3_finalize(s->next_id);
@@ -224,11 +228,41 @@ static char *record_text(json_t *rec, const char *spec)
     return text;
 }
 
+/* The "spec" member's text, cut out of a record without parsing it. */
+static char *spec_of(const char *rec, size_t len)
+{
+    static const char *const path[] = { "spec" };
+    static const char head[] = "{\"spec\":";
+    struct json_keep_buf b = { 0 };
+    char *spec = NULL;
+    if (json_keep(rec, len, path, 1, &b) == 0 && b.len > sizeof head &&
+        memcmp(b.p, head, sizeof head - 1) == 0)
+        spec = xstrndup(b.p + sizeof head - 1, b.len - sizeof head);
+    json_keep_buf_free(&b);
+    return spec;
+}
+
+char *store_job_spec(struct store *s, uint64_t id)
+{
+    char *spec = NULL;
+    sqlite3_bind_int64(s->record, 1, (sqlite3_int64)id);
+    if (sqlite3_step(s->record) == SQLITE_ROW)
+        spec = spec_of((const char *)sqlite3_column_text(s->record, 0),
+                       (size_t)sqlite3_column_bytes(s->record, 0));
+    sqlite3_reset(s->record);
+    sqlite3_clear_bindings(s->record);
+    return spec;
+}
+
 void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec,
                     const char *spec)
 {
+    char *kept = spec ? NULL : store_job_spec(s, id);
+    if (!spec && !kept)
+        log_warnx("state database: job %llu had no spec stored", (unsigned long long)id);
     txn_touch(s);
-    char *text = record_text(rec, spec);
+    char *text = record_text(rec, spec ? spec : kept ? kept : "{}");
+    free(kept);
     sqlite3_bind_int64(s->save, 1, (sqlite3_int64)id);
     sqlite3_bind_int(s->save, 2, state);
     sqlite3_bind_int64(s->save, 3, end_time);

@@ -20,9 +20,12 @@ struct store;
 struct store *store_open(struct event_base *base, const char *path, char *err, size_t errlen);
 void store_close(struct store *s);          /* commits what is open; NULL no-op */
 
-/* Writes a job's whole record (insert or replace); rec is borrowed. */
+/* Writes a job's whole record (insert or replace); rec is borrowed. spec
+ * is its spec as JSON text, or NULL to keep the one stored. */
 void store_job_save(struct store *s, uint64_t id, int state, int64_t end_time, json_t *rec,
                     const char *spec);
+/* The spec of a stored job, as JSON text (caller frees), NULL if none. */
+char *store_job_spec(struct store *s, uint64_t id);
 /* Writes the script and environment, once, at submission. */
 void store_job_script(struct store *s, uint64_t id, const char *script, const char *env);
 /* Reads them back for a launch; caller frees/decrefs. 0 or -1. */

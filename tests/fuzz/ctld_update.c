@@ -32,7 +32,7 @@ static void update_as(struct ctld *c, json_t *body, uid_t by)
     if (!j)
         abort();   /* the fixture's job must be valid */
     if (resv_job_update_check(c, j, body, &code, err, sizeof err) == 0 &&
-        (spec = api_job_update_spec(j, body, by == 0, &status, &code, &why))) {
+        (spec = api_job_update_spec(c, j, body, by == 0, &status, &code, &why))) {
         if (job_respec(c, j, spec, &status, &code, err, sizeof err) == 0) {
             json_decref(job_to_json(c, j));
             json_decref(job_record(c, j));
