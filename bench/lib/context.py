@@ -13,10 +13,11 @@ import util
 
 FULL = dict(reps=3, serial=1000, par_total=10000, par=4, bulk=10000, bulk_per_req=1000,
             e2e=1000, array=1000, lat_reps=7, big1=10000, big2=100000, q_reps=5,
-            start=10000, start_window=30, slurm_window=55, scancel=10000, sacct=100000)
+            start=10000, start_window=30, slurm_window=55, scancel=10000, sacct=100000,
+            grow=200000)
 QUICK = dict(reps=1, serial=20, par_total=40, par=4, bulk=200, bulk_per_req=100,
              e2e=20, array=20, lat_reps=2, big1=100, big2=400, q_reps=2,
-             start=100, start_window=8, slurm_window=20, scancel=100, sacct=200)
+             start=100, start_window=8, slurm_window=20, scancel=100, sacct=200, grow=400)
 
 
 class Context:

@@ -114,3 +114,35 @@ def bulk(ctx):
     for x in (f, d, g):
         if ctx.slurm:
             x.na("slurm", "n/a (no bulk submission; slurmrestd not set up)")
+
+
+def grow(ctx):
+    """Bulk submission as the queue grows: jobs that may run (not held) in
+    partitions that are down, so that every scheduling pass has them all to
+    plan, submitted in four parts; the first part's rate beside the last's."""
+    n, per = ctx.size["grow"], ctx.size["bulk_per_req"]
+    part = n // 4
+    first = ctx.fig("grow_first", "bulk API, eligible jobs in down partitions: the first %s "
+                    "(0 to %s pending)" % ("{:,}".format(part), "{:,}".format(part)),
+                    "jobs/s", True)
+    last = ctx.fig("grow_last", "... and the last %s (%s to %s pending)"
+                   % ("{:,}".format(part), "{:,}".format(n - part), "{:,}".format(n)),
+                   "jobs/s", True)
+    ctx.note_cmd("grow: %d specs of the mix, not held, in requests of %d, into partitions set "
+                 "DOWN (every pass plans them all); rate of each quarter" % (n, per))
+    h = ctx.herd("grow")
+    for p in ("debug", "gpu"):
+        util.sh("%s update PartitionName=%s State=DOWN" % (h.cmd("scontrol"), p), env=h.env,
+                check=True)
+    specs = ctx.mix_specs(h, n, False)
+    rates = []
+    for i in range(0, 4 * part, part):
+        el = context.bulk_submit(h, specs[i:i + part], per)
+        rates.append(part / el)
+    ctx.log("grow: %s jobs/s by quarter" % " ".join("%.0f" % r for r in rates))
+    first.add("herd", rates[0])
+    last.add("herd", rates[-1])
+    h.down()
+    for x in (first, last):
+        if ctx.slurm:
+            x.na("slurm", "n/a (no bulk submission)")

@@ -225,6 +225,8 @@ struct ctld {
     struct event *sched_ev;     /* coalesced scheduling pass */
     int64_t last_pass_ms;       /* monotonic start of the last pass */
     int64_t pass_start_us;      /* the same, finer: for the pass's time in sdiag */
+    int64_t pass_loop_us;       /* what the last pass took of the event loop's time (its
+                                 * snapshot and applying its decisions): sched_glue.c */
     enum sched_policy policy;   /* from SchedulerType / SchedulerParameters */
     int64_t bf_window_s;
     int bf_resolution_s;

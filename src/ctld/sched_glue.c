@@ -103,9 +103,22 @@ int ctld_sched_configure(struct ctld *c, char *err, size_t errlen)
 }
 
 /* At most one pass per SCHED_MIN_GAP_MS: under a stream of submissions or
- * cancels, each pass then covers many of them instead of one. */
+ * cancels, each pass then covers many of them instead of one. A pass also
+ * takes the event loop's time (the snapshot, applying the decisions), which
+ * grows with the queue: the gap is at least SCHED_LOOP_SHARE times that,
+ * so that passes over a queue of a million jobs never take more than a
+ * third of the loop from the submissions that make it grow (without it,
+ * bulk submission fell from 9,500 to 2,100 jobs/s between 0 and 200,000
+ * pending). */
 #define SCHED_MIN_GAP_MS 20
+#define SCHED_LOOP_SHARE 2
 #define SCHED_SLOW_MS 500
+
+static int64_t gap_ms(const struct ctld *c)
+{
+    int64_t busy = SCHED_LOOP_SHARE * c->pass_loop_us / 1000;
+    return busy > SCHED_MIN_GAP_MS ? busy : SCHED_MIN_GAP_MS;
+}
 
 /* A start came from a pass; every other change may let a job start. */
 void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev)
@@ -124,7 +137,7 @@ void ctld_sched_request(struct ctld *c)
 {
     if (!c->sched_ev || event_pending(c->sched_ev, EV_TIMEOUT, NULL))
         return;
-    int64_t wait = c->last_pass_ms + SCHED_MIN_GAP_MS - ctld_mono_ms();
+    int64_t wait = c->last_pass_ms + gap_ms(c) - ctld_mono_ms();
     if (c->last_pass_ms == 0 || wait <= 0) {
         event_active(c->sched_ev, EV_TIMEOUT, 0);
         return;
@@ -230,6 +243,7 @@ static void pass_done(struct ctld *c, struct sched_snap *s)
     int64_t t0 = ctld_mono_us();
     apply(c, s);
     int64_t planned = t0 - c->pass_start_us, applied = ctld_mono_us() - t0;
+    c->pass_loop_us += applied;
     pass_stats(c, s, planned + applied);
     /* a slow pass is worth an operator's notice; the others are routine */
     if (planned + applied >= SCHED_SLOW_MS * 1000)
@@ -253,6 +267,7 @@ void ctld_sched_pass(struct ctld *c)
     c->pass_start_us = ctld_mono_us();
     c->last_pass_ms = c->pass_start_us / 1000;
     struct sched_snap *s = ctld_sched_snap_take(c, ctld_now());
+    c->pass_loop_us = ctld_mono_us() - c->pass_start_us;
     if (ctld_sched_worker_run(c, s, pass_done) < 0) {
         ctld_sched_snap_free(s);
         c->sched_again = true;
