@@ -46,7 +46,8 @@ void daemon_ready(int fd)
     if (null >= 0) {
         dup2(null, 0);
         dup2(null, 1);
-        dup2(null, 2);
+        if (log_take_stderr() < 0)
+            dup2(null, 2);
         if (null > 2)
             close(null);
     }

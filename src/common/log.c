@@ -12,6 +12,7 @@ static const char *log_prog = "herd";
 static int log_level;
 static int log_fd = 2;
 static char log_path[4096];
+static int log_stderr;     /* stderr follows the log file (log_take_stderr) */
 
 void log_init(const char *prog, int verbose, const char *file)
 {
@@ -33,6 +34,16 @@ void log_reopen(void)
     if (log_fd > 2)
         close(log_fd);
     log_fd = fd;
+    if (log_stderr)
+        dup2(fd, 2);
+}
+
+int log_take_stderr(void)
+{
+    if (log_fd <= 2 || dup2(log_fd, 2) < 0)
+        return -1;
+    log_stderr = 1;
+    return 0;
 }
 
 int log_verbose(void)

@@ -11,6 +11,10 @@
 /* file NULL: stderr. verbose: 0 info, 1 debug. */
 void log_init(const char *prog, int verbose, const char *file);
 void log_reopen(void);
+/* Sends stderr to the log file too, now and after each log_reopen: what a
+ * library or a sanitizer writes there reaches the log rather than a
+ * daemon's /dev/null. 0, or -1 when there is no log file. */
+int  log_take_stderr(void);
 int  log_verbose(void);
 
 void log_info(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

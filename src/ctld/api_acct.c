@@ -338,6 +338,8 @@ int api_acct_run(struct http_req *r, const struct api_acct_keys *k, api_acct_row
 static const struct timeval acct_now = { 0, 0 }, acct_wait = { 0, 2000 };
 
 struct acct_stream {
+    struct acct_stream *prev, *next;   /* in c->acct_streams while it streams */
+    struct ctld *c;
     struct http_req *r;
     struct acct_query q;
     struct acct_out o;
@@ -348,8 +350,15 @@ struct acct_stream {
 
 static void acct_stream_free(struct acct_stream *st)
 {
-    if (st->ev)
+    if (st->ev) {   /* it streamed: in the list */
         event_free(st->ev);
+        if (st->prev)
+            st->prev->next = st->next;
+        else
+            st->c->acct_streams = st->next;
+        if (st->next)
+            st->next->prev = st->prev;
+    }
     query_free(&st->q);
     list_free(&st->o.keys);
     json_keep_buf_free(&st->o.line);
@@ -426,6 +435,7 @@ void api_accounting(struct http_req *r)
     struct ctld *c = r->ctx;
     struct acct_stream *st = xcalloc(1, sizeof *st);
     char err[256];
+    st->c = c;
     st->r = r;
     if (query_parse(r, &api_acct_v1_keys, &st->q, err, sizeof err) < 0 ||
         acct_stream_init(st, r, err, sizeof err) < 0) {
@@ -446,9 +456,21 @@ void api_accounting(struct http_req *r)
                http_stream_write_buffer(r, st->o.buf)) {
         st->ev = evtimer_new(c->base, acct_next, st);
         evtimer_add(st->ev, &acct_now);
+        st->next = c->acct_streams;
+        if (st->next)
+            st->next->prev = st;
+        c->acct_streams = st;
         return;
     } else {
         http_stream_end(r);
     }
     acct_stream_free(st);
+}
+
+void api_acct_streams_free(struct ctld *c)
+{
+    while (c->acct_streams) {
+        http_stream_abort(c->acct_streams->r);   /* the answer cut short, its connection closed */
+        acct_stream_free(c->acct_streams);
+    }
 }

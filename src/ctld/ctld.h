@@ -77,6 +77,7 @@ struct job_step;
 struct resv_table;
 struct store;
 struct waiter;
+struct acct_stream;
 
 enum launch_state {
     LAUNCH_NONE,           /* not sent (or unknown after a restart) */
@@ -244,6 +245,7 @@ struct ctld {
     struct ctld_stats stats;
     int64_t boot_time;          /* when this herdctld started (scontrol show config) */
     struct waiter *waiters;     /* GET /v1/jobs/{id}/wait in progress: api_wait.c */
+    struct acct_stream *acct_streams;   /* GET /v1/accounting answers streaming: api_acct.c */
     uint64_t *dep_jobs;         /* ids of pending jobs with dependencies: depend.c */
     size_t ndep_jobs, capdep_jobs;
     uint64_t *meta_jobs;        /* ids of array meta jobs, for MaxJobCount: job_count.c */
@@ -404,6 +406,8 @@ void ctld_sched_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void launch_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void api_wait_on_job(struct ctld *c, struct job *j, enum job_event ev);
 void api_wait_free_all(struct ctld *c);
+/* The accounting answers still streaming at shutdown, dropped (api_acct.c). */
+void api_acct_streams_free(struct ctld *c);
 
 /* api_jobs.c, api_nodes.c: route handlers */
 void api_register_routes(struct ctld *c);

@@ -131,6 +131,7 @@ void ctld_teardown(struct ctld *c)
 {
     ctld_sched_worker_stop(c);
     api_wait_free_all(c);
+    api_acct_streams_free(c);
     http_server_destroy(c->http);
     token_free(c);
     free(c->conf_hash);

@@ -63,3 +63,30 @@ def test_reader_gone_mid_stream(acluster):
     out = c.run(["sacct", "-a", "-X", "-n", "-P", "-s", "CA", "-S", "2000-01-01",
                  "-o", "jobid"]).stdout
     assert len(out.split()) == N
+
+
+HELD = []   # connections left open until the cluster stops
+
+
+def test_shutdown_mid_stream(acluster):
+    """A controller stopped while an answer streams to a reader that has
+    stopped reading: it exits cleanly, freeing the stream (the cluster's
+    teardown, right after this last test, reads the sanitizers' reports)."""
+    c = acluster
+    # larger records: batches still to read once the unsent bytes pass the
+    # controller's bound, so that the stream waits for its reader
+    defaults = {"script": "#!/bin/sh\ntrue\n", "work_dir": "/tmp", "hold": True,
+                "comment": "x" * 2000}
+    for n in (1000, 1000, 1000, 500):   # 8,500 records: three batches (MaxJobCount 10,000)
+        st, r = c.api("POST", "/v1/jobs", {"defaults": defaults, "jobs": [{"name": "m"}] * n},
+                      timeout=60)
+        assert st == 200, str(r)[:300]
+    c.run(["scancel", "-u", "root"])
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(10)
+    s.connect(c.sock_path())
+    s.sendall(b"GET /v1/accounting?states=CANCELLED HTTP/1.1\r\nHost: x\r\n\r\n")
+    assert s.recv(4096).startswith(b"HTTP/1.1 200")
+    HELD.append(s)   # megabytes still to come, and nobody reading them
+    st, r = c.api("GET", "/v1/diag")
+    assert st == 200, r   # the controller still answers others meanwhile

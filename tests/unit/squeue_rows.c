@@ -50,6 +50,32 @@ static void test_table(void **state)
     sq_rows_free(&r);
 }
 
+/* A line too long for two-byte offsets (a job name of 70,000 bytes) is read
+ * as well as the short ones around it. */
+static void test_long_line(void **state)
+{
+    (void)state;
+    enum { LONG = 70000 };
+    char *name = xmalloc(LONG + 1);
+    memset(name, 'x', LONG);
+    name[LONG] = '\0';
+    char *text = xasprintf("now\t1\njob_id\tname\tnode_list\n1\ta\tn1\n2\t%s\tn2\n3\t\\N\tn3\n",
+                           name);
+    struct sq_rows r;
+    assert_int_equal(sq_rows_parse(&r, text, strlen(text)), 0);
+    assert_int_equal(r.n, 3);
+    assert_string_equal(sq_str(&r.rows[0], SQ_NAME, ""), "a");
+    assert_string_equal(sq_str(&r.rows[1], SQ_NAME, ""), name);
+    assert_string_equal(sq_str(&r.rows[1], SQ_NODE_LIST, ""), "n2");
+    assert_int_equal(sq_int(&r.rows[1], SQ_JOB_ID, 0), 2);
+    assert_null(sq_cell(&r.rows[2], SQ_NAME));
+    assert_string_equal(sq_str(&r.rows[2], SQ_NODE_LIST, ""), "n3");
+    struct sq_row copy = sq_rows_copy(&r, &r.rows[1]);   /* a copy of a long row too */
+    assert_string_equal(sq_str(&copy, SQ_NODE_LIST, ""), "n2");
+    sq_rows_free(&r);
+    free(name);
+}
+
 /* Integers: what the controller writes read in one pass and printed as
  * they came (sq_int_text); anything else as strtoll reads it. */
 static void test_ints(void **state)
@@ -67,7 +93,7 @@ static void test_ints(void **state)
         memset(col, -1, sizeof col);
         col[SQ_JOB_ID] = 0;
         const char *cells[] = { cases[i].cell };
-        struct sq_row row = { cells, col };
+        struct sq_row row = { NULL, cells, col };
         assert_int_equal(sq_int(&row, SQ_JOB_ID, 99), cases[i].v);
         if (cases[i].canonical)
             assert_string_equal(sq_int_text(&row, SQ_JOB_ID), cases[i].cell);
@@ -93,6 +119,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_ints),
+        cmocka_unit_test(test_long_line),
         cmocka_unit_test(test_not_a_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -96,18 +96,14 @@ bool squeue_job_matches(const struct sq_row *job, const struct squeue_opts *o)
  * comparison is integers only. */
 struct sort_item {
     const struct sq_row *job;
-    const char *partition;
-    const char *state;
     int partition_rank, state_rank;   /* -1: compare the names */
     int64_t priority, id, task, start;
-};
+};   /* 48 B: 100,000 of them are 1,200 pages to fault in */
 
 static struct sort_item sort_item(const struct sq_row *j)
 {
     int64_t t = sq_int(j, SQ_START_ESTIMATE, -1);
-    return (struct sort_item){ .job = j, .partition = sq_str(j, SQ_PARTITION, ""),
-                               .state = sq_str(j, SQ_STATE, ""),
-                               .partition_rank = -1, .state_rank = -1,
+    return (struct sort_item){ .job = j, .partition_rank = -1, .state_rank = -1,
                                .priority = sq_int(j, SQ_PRIORITY, 0),
                                .id = sq_int(j, SQ_JOB_ID, 0),
                                .task = sq_int(j, SQ_ARRAY_TASK_ID, 0),
@@ -143,7 +139,7 @@ static int cmp_name(const void *a, const void *b)
 /* The key ranked: the partition or the state. */
 static const char *key_name(const struct sort_item *it, bool state)
 {
-    return state ? it->state : it->partition;
+    return sq_str(it->job, state ? SQ_STATE : SQ_PARTITION, "");
 }
 
 static int *key_rank(struct sort_item *it, bool state)
@@ -176,11 +172,13 @@ static void sort_ranks(struct sort_item *list, size_t n, bool state)
     }
 }
 
-static int cmp_rank_or_name(int xr, int yr, const char *x, const char *y)
+static int cmp_rank_or_name(const struct sort_item *x, const struct sort_item *y, bool state)
 {
+    int xr = state ? x->state_rank : x->partition_rank;
+    int yr = state ? y->state_rank : y->partition_rank;
     if (xr >= 0 && yr >= 0)
         return (xr > yr) - (xr < yr);
-    return strcmp(x, y);
+    return strcmp(key_name(x, state), key_name(y, state));
 }
 
 /* Slurm's default sort "P,t,-p"; the job id keeps equal jobs in a stable
@@ -188,11 +186,11 @@ static int cmp_rank_or_name(int xr, int yr, const char *x, const char *y)
 static int squeue_cmp(const void *a, const void *b)
 {
     const struct sort_item *x = a, *y = b;
-    int c = cmp_rank_or_name(x->partition_rank, y->partition_rank, x->partition, y->partition);
+    int c = cmp_rank_or_name(x, y, false);
     if (c)
         return c;
     /* as Slurm 22.05: by the state's name */
-    if ((c = cmp_rank_or_name(x->state_rank, y->state_rank, x->state, y->state)))
+    if ((c = cmp_rank_or_name(x, y, true)))
         return c;
     if (x->priority != y->priority)
         return x->priority > y->priority ? -1 : 1;

@@ -80,6 +80,15 @@ static void header(struct sq_rows *r, char *line, size_t *n)
             r->col[settable[i]] = (signed char)r->ncols++;
 }
 
+static struct sq_row long_row(struct sq_rows *r, char *line, size_t given)
+{
+    const char **cells = xmalloc(r->ncols * sizeof *cells);
+    sq_rows_own(r, cells);
+    for (size_t c = 0; c < r->ncols; c++)
+        cells[c] = c < given ? cell(&line) : NULL;
+    return (struct sq_row){ NULL, cells, r->col };
+}
+
 int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
 {
     (void)len;
@@ -92,18 +101,27 @@ int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
         return -1;
     size_t given = 0, cap = 0, used = 0;
     header(r, line, &given);
-    const char **cells = NULL;
+    uint16_t *offs = NULL;
+    char *end;
     while ((line = next_line(&p))) {
-        if (used == cap) {   /* cells in blocks: no realloc moves rows' pointers */
+        end = p;
+        if ((size_t)(end - line) >= SQ_NONE) {   /* too long for offsets: cells of its own */
+            sq_rows_append(r, long_row(r, line, given));
+            continue;
+        }
+        if (used == cap) {   /* offsets in blocks: no realloc moves rows' pointers */
             cap = 1024;
-            cells = xmalloc(cap * r->ncols * sizeof *cells);
-            sq_rows_own(r, cells);
+            offs = xmalloc(cap * r->ncols * sizeof *offs);
+            sq_rows_own(r, offs);
             used = 0;
         }
-        struct sq_row row = { cells + used++ * r->ncols, r->col };
-        for (size_t c = 0; c < r->ncols; c++)
-            row.cells[c] = c < given ? cell(&line) : NULL;
-        sq_rows_append(r, row);
+        uint16_t *o = offs + used++ * r->ncols;
+        char *at = line;
+        for (size_t c = 0; c < r->ncols; c++) {
+            const char *v = c < given ? cell(&at) : NULL;
+            o[c] = v ? (uint16_t)(v - line) : SQ_NONE;
+        }
+        sq_rows_append(r, (struct sq_row){ line, o, r->col });
     }
     return 0;
 }
@@ -111,9 +129,13 @@ int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
 struct sq_row sq_rows_copy(struct sq_rows *r, const struct sq_row *row)
 {
     const char **cells = xmalloc(r->ncols * sizeof *cells);
-    memcpy(cells, row->cells, r->ncols * sizeof *cells);
+    for (size_t c = 0; c < r->ncols; c++) {
+        const uint16_t *off = row->cells;
+        cells[c] = !row->line ? ((const char *const *)row->cells)[c]
+                 : off[c] == SQ_NONE ? NULL : row->line + off[c];
+    }
     sq_rows_own(r, cells);
-    return (struct sq_row){ cells, row->col };
+    return (struct sq_row){ NULL, cells, row->col };
 }
 
 void sq_rows_append(struct sq_rows *r, struct sq_row row)
@@ -134,8 +156,8 @@ void sq_rows_own(struct sq_rows *r, void *p)
 
 void sq_row_put(struct sq_row *row, enum sq_key k, const char *v)
 {
-    if (row->col[k] >= 0)
-        row->cells[row->col[k]] = v;
+    if (row->col[k] >= 0 && !row->line)   /* rows of their own only (sq_rows_copy) */
+        ((const char **)row->cells)[row->col[k]] = v;
 }
 
 void sq_rows_free(struct sq_rows *r)
