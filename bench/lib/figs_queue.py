@@ -38,6 +38,16 @@ def measure_queries(ctx, t, n, idx):
         ctx.log("%s %s: %s ms" % (t.side, f.label, " ".join("%.1f" % v for v in f.reps[t.side])))
 
 
+def settled_count(t):
+    """The pending jobs, counted once the submissions are done; then a
+    pause, so that the memory figure is the queue's and not that count's
+    answer (herdctld gives back each second what requests freed)."""
+    time.sleep(1)
+    n = t.count("PD")
+    time.sleep(1.5)
+    return n
+
+
 def memory_fig(ctx, t, n, rss0, label_n):
     rss = t.ctld_rss_kb()
     f = ctx.fig("rss_%d" % label_n, "controller RSS with %s pending (fresh: 0 jobs)"
@@ -71,8 +81,7 @@ def queries(ctx):
         if side == "slurm":
             f0.note[side] = "not restarted: its heap keeps what earlier sections took"
         context.populate(ctx, t, big1)
-        time.sleep(1)
-        n = t.count("PD")
+        n = settled_count(t)
         memory_fig(ctx, t, n, rss0, big1)
         measure_queries(ctx, t, n, 0)
         if side == "herd" or ctx.slurm_100k:
@@ -83,8 +92,7 @@ def queries(ctx):
                 util.timed_sh("head -n %d %s | tail -n %d | xargs -P 4 -L 1 %s -Q -H -o /dev/null"
                               % (big2, ctx.mix_file(big2), specs_more, t.cmd("sbatch")),
                               env=t.env, timeout=3600)
-            time.sleep(1)
-            n = t.count("PD")
+            n = settled_count(t)
             memory_fig(ctx, t, n, rss0, big2)
             measure_queries(ctx, t, n, 1)
         else:
