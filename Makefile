@@ -88,7 +88,7 @@ $(B)/bin/herdctld: $(call obj,$(CTLD_SRC)) $(UI_OBJ) $(SCHED_LIB) $(COMMON_LIB)
 # node's CPU in a run of 1,000 short jobs).
 $(B)/bin/herdd: $(call obj,$(NODED_SRC)) $(COMMON_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -Wl,-Bdynamic -lresolv -ldl -lm
+	$(CC) $(LDFLAGS) -o $@ $^ -Wl,-Bstatic -levent -ljansson -lmunge -lresolv -Wl,-Bdynamic -ldl -lm
 
 # The client: sbatch, squeue, ... are links to it; it links no SQLite and no
 # scheduler. Its libraries are linked statically where Debian ships archives:

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,23 +62,12 @@ static int prepare_dir(struct agent *a, const char *dir, const json_t *body,
     return rc;
 }
 
-static void exec_supervisor(struct agent *a, const char *dir, int fd) __attribute__((noreturn));
-static void exec_supervisor(struct agent *a, const char *dir, int fd)
-{
-    char kill_wait[16], verbose[16], fdstr[16];
-    snprintf(kill_wait, sizeof kill_wait, "%d", a->conf->kill_wait);
-    snprintf(verbose, sizeof verbose, "%d", a->verbose);
-    snprintf(fdstr, sizeof fdstr, "%d", fd);
-    char *argv[] = { "herdd", SUPERVISOR_FLAG, (char *)dir, a->conf_path, kill_wait,
-                     a->log_file ? a->log_file : "-", verbose, fdstr, NULL };
-    fcntl(fd, F_SETFD, 0);
-    sys->execve("/proc/self/exe", argv, environ);
-    dprintf(fd, "ER cannot run the supervisor: %s\n", strerror(errno));
-    _exit(127);
-}
-
-/* Double fork: the supervisor is reparented to init and outlives herdd.
- * The ready pipe's read end, for launch_wait, or -1 with err set. */
+/* The supervisor is spawned (vfork and exec: no copy of herdd's address
+ * space) in a session of its own; herdd reaps it with its other children
+ * on SIGCHLD, and if herdd stops first it is reparented and runs on. A
+ * double fork had herdd copy itself twice and wait for the middle child on
+ * every launch. The ready pipe's read end, for launch_wait, or -1 with err
+ * set. */
 static int spawn_supervisor(struct agent *a, const char *dir, char *err, size_t errlen)
 {
     int p[2];
@@ -85,21 +75,28 @@ static int spawn_supervisor(struct agent *a, const char *dir, char *err, size_t 
         snprintf(err, errlen, "pipe: %s", strerror(errno));
         return -1;
     }
-    pid_t mid = sys->fork();
-    if (mid == 0) {
-        close(p[0]);
-        sys->setsid();
-        if (sys->fork() == 0)
-            exec_supervisor(a, dir, p[1]);
-        _exit(0);
-    }
+    char kill_wait[16], verbose[16], fdstr[16];
+    snprintf(kill_wait, sizeof kill_wait, "%d", a->conf->kill_wait);
+    snprintf(verbose, sizeof verbose, "%d", a->verbose);
+    snprintf(fdstr, sizeof fdstr, "%d", p[1]);
+    char *argv[] = { "herdd", SUPERVISOR_FLAG, (char *)dir, a->conf_path, kill_wait,
+                     a->log_file ? a->log_file : "-", verbose, fdstr, NULL };
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t at;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, p[1], p[1]);   /* the same fd: open across exec */
+    posix_spawnattr_init(&at);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSID);
+    pid_t pid;
+    int rc = sys->spawn(&pid, "/proc/self/exe", &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
     close(p[1]);
-    if (mid < 0) {
-        snprintf(err, errlen, "fork: %s", strerror(errno));
+    if (rc != 0) {
+        snprintf(err, errlen, "cannot run the supervisor: %s", strerror(rc));
         close(p[0]);
         return -1;
     }
-    sys->waitpid(mid, NULL, 0);
     return p[0];
 }
 

@@ -25,6 +25,7 @@ const struct sys_ops sys_ops_default = {
     .fork = fork,
     .execve = execve,
     .execvp = execvp,
+    .spawn = posix_spawn,
     .kill = kill,
     .sigqueue = sigqueue,
     .waitpid = waitpid,

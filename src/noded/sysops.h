@@ -16,6 +16,7 @@
 #define HERD_NODED_SYSOPS_H
 
 #include <signal.h>
+#include <spawn.h>
 #include <sys/types.h>
 
 struct sys_ops {
@@ -23,6 +24,9 @@ struct sys_ops {
     pid_t (*fork)(void);
     int (*execve)(const char *path, char *const argv[], char *const envp[]);
     int (*execvp)(const char *file, char *const argv[]);
+    int (*spawn)(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
+                 const posix_spawnattr_t *attr, char *const argv[], char *const envp[]);
+                                                    /* posix_spawn: 0 or an errno */
     int (*kill)(pid_t pid, int sig);                /* pid < 0: a process group */
     int (*sigqueue)(pid_t pid, int sig, const union sigval value);
     pid_t (*waitpid)(pid_t pid, int *status, int options);
