@@ -126,12 +126,21 @@ static int client_write_all(int fd, const char *buf, size_t n)
 }
 
 /* The Content-Length of the header block buf[0..end), -1 when it has none. */
+/* The value of the header line that starts with name (case aside) among
+ * the headers of buf before end, or NULL. */
+static const char *header_value(const char *buf, const char *end, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *h = strstr(buf, "\r\n"); h && h < end; h = strstr(h + 2, "\r\n"))
+        if (!strncasecmp(h + 2, name, n))
+            return h + 2 + n;
+    return NULL;
+}
+
 static long long content_length(const char *buf, const char *end)
 {
-    for (const char *h = strstr(buf, "\r\n"); h && h < end; h = strstr(h + 2, "\r\n"))
-        if (!strncasecmp(h + 2, "Content-Length:", 15))
-            return (long long)strtoull(h + 17, NULL, 10);
-    return -1;
+    const char *v = header_value(buf, end, "Content-Length:");
+    return v ? (long long)strtoull(v, NULL, 10) : -1;
 }
 
 /* Whether buf holds a whole answer with a Content-Length (an answer
@@ -449,11 +458,10 @@ static int body_lines(struct reader *r, const char *head, client_line_fn fn, voi
     size_t hlen = (size_t)(head + 4 - r->buf);
     long long cl = content_length(r->buf, head);
     struct body b = { r, 0, hlen, false, false, false, cl < 0 ? ~0ull : (unsigned long long)cl };
-    for (const char *h = strstr(r->buf, "\r\n"); h && h < head; h = strstr(h + 2, "\r\n"))
-        if (!strncasecmp(h + 2, "Transfer-Encoding: chunked", 26)) {
-            b.chunked = true;
-            b.left = 0;
-        }
+    if (header_value(r->buf, head, "Transfer-Encoding: chunked")) {
+        b.chunked = true;
+        b.left = 0;
+    }
     b.end = !b.chunked && b.left == 0;
     for (;;) {
         if (body_decode(&b) < 0)
