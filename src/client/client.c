@@ -125,7 +125,6 @@ static int client_write_all(int fd, const char *buf, size_t n)
     return 0;
 }
 
-/* The Content-Length of the header block buf[0..end), -1 when it has none. */
 /* The value of the header line that starts with name (case aside) among
  * the headers of buf before end, or NULL. */
 static const char *header_value(const char *buf, const char *end, const char *name)
@@ -137,6 +136,7 @@ static const char *header_value(const char *buf, const char *end, const char *na
     return NULL;
 }
 
+/* The Content-Length of the header block buf[0..end), -1 when it has none. */
 static long long content_length(const char *buf, const char *end)
 {
     const char *v = header_value(buf, end, "Content-Length:");

@@ -94,14 +94,12 @@ struct job *job_pool_get(void)
 {
     struct slab *s = avail ? avail : slab_new();
     struct job *j;
-    if (s->free) {
+    if (s->free) {   /* its first word, the link, is never poisoned */
         j = s->free;
-        UNPOISON(j, sizeof *j);
         memcpy(&s->free, j, sizeof s->free);
-    } else {
+    } else
         j = &s->slot[s->fresh++];
-        UNPOISON(j, sizeof *j);
-    }
+    UNPOISON(j, sizeof *j);
     if (++s->used == SLAB_JOBS)
         avail_del(s);
     memset(j, 0, sizeof *j);

@@ -102,10 +102,8 @@ int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
     size_t given = 0, cap = 0, used = 0;
     header(r, line, &given);
     uint16_t *offs = NULL;
-    char *end;
     while ((line = next_line(&p))) {
-        end = p;
-        if ((size_t)(end - line) >= SQ_NONE) {   /* too long for offsets: cells of its own */
+        if ((size_t)(p - line) >= SQ_NONE) {   /* too long for offsets: cells of its own */
             sq_rows_append(r, long_row(r, line, given));
             continue;
         }
@@ -129,11 +127,8 @@ int sq_rows_parse(struct sq_rows *r, char *text, size_t len)
 struct sq_row sq_rows_copy(struct sq_rows *r, const struct sq_row *row)
 {
     const char **cells = xmalloc(r->ncols * sizeof *cells);
-    for (size_t c = 0; c < r->ncols; c++) {
-        const uint16_t *off = row->cells;
-        cells[c] = !row->line ? ((const char *const *)row->cells)[c]
-                 : off[c] == SQ_NONE ? NULL : row->line + off[c];
-    }
+    for (size_t c = 0; c < r->ncols; c++)
+        cells[c] = sq_col_cell(row, (int)c);
     sq_rows_own(r, cells);
     return (struct sq_row){ NULL, cells, row->col };
 }

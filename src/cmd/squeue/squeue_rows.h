@@ -83,15 +83,19 @@ void sq_rows_own(struct sq_rows *r, void *p);
 void sq_row_put(struct sq_row *row, enum sq_key k, const char *v);
 
 /* The accessors are inline: squeue calls them ~20 times per job. */
-static inline const char *sq_cell(const struct sq_row *row, enum sq_key k)
+/* Column c's cell of row; NULL when the job has none. */
+static inline const char *sq_col_cell(const struct sq_row *row, int c)
 {
-    int c = row->col[k];
-    if (c < 0)
-        return NULL;
     if (!row->line)
         return ((const char *const *)row->cells)[c];
     uint16_t off = ((const uint16_t *)row->cells)[c];
     return off == SQ_NONE ? NULL : row->line + off;
+}
+
+static inline const char *sq_cell(const struct sq_row *row, enum sq_key k)
+{
+    int c = row->col[k];
+    return c < 0 ? NULL : sq_col_cell(row, c);
 }
 
 static inline const char *sq_str(const struct sq_row *row, enum sq_key k, const char *def)
